@@ -1,0 +1,48 @@
+//! fabric-audit: audit lossless RoCEv2 fabrics from switch configs and host command outputs.
+//!
+//! Pipeline: snapshot → parse (vendor-parsers + platform modules) → model → rules → report.
+//! `run()` is the whole command line; `main.rs` only turns its result into an exit code.
+
+pub mod device;
+pub mod embedded;
+pub mod model;
+pub mod parser;
+pub mod snapshot;
+pub mod vendor;
+
+use anyhow::Result;
+use std::path::Path;
+
+/// Load the embedded parsers, then files from `dir` (same platform id replaces, new ones add).
+pub fn load_parsers(dir: Option<&Path>) -> Result<parser::Parsers> {
+    let mut files: Vec<(String, String)> = embedded::PARSERS
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    if let Some(d) = dir {
+        files.extend(read_toml_dir(d)?);
+    }
+    parser::Parsers::load(&files).map_err(|errs| {
+        anyhow::anyhow!(
+            "invalid vendor parser file(s):\n{}",
+            errs.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n")
+        )
+    })
+}
+
+/// All `*.toml` files of a folder, sorted, as (path, text).
+pub fn read_toml_dir(dir: &Path) -> Result<Vec<(String, String)>> {
+    use anyhow::Context;
+    let mut out = Vec::new();
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read folder {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    paths.sort();
+    for p in paths {
+        let text = std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
+        out.push((p.display().to_string(), text));
+    }
+    Ok(out)
+}

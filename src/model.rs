@@ -1,0 +1,480 @@
+//! The vendor-independent fabric model: the only thing rules ever see.
+//!
+//! Every fact is an `Option<Sourced<T>>`: `None` means "not known" (not collected or not
+//! parsed), which is different from a known `false`/`off`. A `Sourced` value remembers the
+//! file and line it came from and whether it is a platform default applied because a line was
+//! absent. Serialized for rules, a `Sourced<T>` is just its value and unknown fields are left
+//! out, so a rule touching them hits minijinja's strict-undefined error and the engine reports
+//! "could not decide". Serialized with sources (see [`with_sources`]), each value carries its
+//! provenance, which is how findings point at `configs/leaf1.cfg:214`.
+
+use serde::{Serialize, Serializer};
+use std::cell::Cell;
+use std::sync::Arc;
+
+/// Where a value came from: a file of the snapshot (relative path) and a 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Src {
+    pub file: Arc<str>,
+    pub line: u32,
+}
+
+impl Src {
+    pub fn new(file: &Arc<str>, line: u32) -> Self {
+        Src {
+            file: file.clone(),
+            line,
+        }
+    }
+}
+
+/// A known value with its provenance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub src: Option<Src>,
+    /// True when the platform module applied a default because the config said nothing.
+    pub default: bool,
+}
+
+/// Shorthand for a field of the model.
+pub type Field<T> = Option<Sourced<T>>;
+
+/// A value read from a line.
+pub fn known<T>(value: T, src: &Src) -> Field<T> {
+    Some(Sourced {
+        value,
+        src: Some(src.clone()),
+        default: false,
+    })
+}
+
+/// A value the platform assumes because no line set it; `src` is the block it applies to.
+pub fn default_of<T>(value: T, src: Option<&Src>) -> Field<T> {
+    Some(Sourced {
+        value,
+        src: src.cloned(),
+        default: true,
+    })
+}
+
+/// A value derived from other facts (no single line), e.g. computed by the engine.
+pub fn derived<T>(value: T) -> Field<T> {
+    Some(Sourced {
+        value,
+        src: None,
+        default: false,
+    })
+}
+
+/// The plain value of a field, if known.
+pub fn val<T>(f: &Field<T>) -> Option<&T> {
+    f.as_ref().map(|s| &s.value)
+}
+
+thread_local! {
+    static WITH_SOURCES: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Run `f` with `Sourced` values serializing as `{value, file, line, default}`.
+pub fn with_sources<R>(f: impl FnOnce() -> R) -> R {
+    WITH_SOURCES.with(|c| c.set(true));
+    let r = f();
+    WITH_SOURCES.with(|c| c.set(false));
+    r
+}
+
+impl<T: Serialize> Serialize for Sourced<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if WITH_SOURCES.with(|c| c.get()) {
+            use serde::ser::SerializeMap;
+            let mut m = s.serialize_map(Some(4))?;
+            m.serialize_entry("value", &self.value)?;
+            if let Some(src) = &self.src {
+                m.serialize_entry("file", &src.file)?;
+                m.serialize_entry("line", &src.line)?;
+            }
+            m.serialize_entry("default", &self.default)?;
+            m.end()
+        } else {
+            self.value.serialize(s)
+        }
+    }
+}
+
+/// Platform ids (DESIGN.md, fixed).
+pub const PLATFORMS: &[&str] = &["nxos", "eos", "cumulus", "sonic", "onyx", "junos", "os10", "linux"];
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Fabric {
+    pub devices: Vec<Device>,
+    pub links: Vec<Link>,
+    /// Fabric policy after defaults and `fabric.toml [policy]` overrides.
+    pub policy: serde_json::Map<String, serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Device {
+    pub name: String,
+    pub platform: String,
+    /// leaf | spine | super-spine | host | storage | unknown
+    pub role: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub os_version: Field<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hostname: Field<String>,
+    /// True for switches (every platform but linux).
+    pub is_switch: bool,
+    pub interfaces: Vec<Interface>,
+    pub qos: DeviceQos,
+    /// How the platform was decided: "fabric.toml", "device.toml" or "detected: <evidence>".
+    pub platform_reason: String,
+    /// Per-file parse results.
+    pub parse: Vec<FileParse>,
+    /// A device whose input could not be used at all (reason).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Device-wide QoS facts that are not per interface.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct DeviceQos {
+    /// MTU (frame size as configured) of the no-drop network-qos class (NX-OS).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodrop_class_mtu: Field<u32>,
+    /// Lossless ingress buffer pool size in bytes (0 = none configured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lossless_pool_bytes: Field<u64>,
+    /// Headroom pool size in bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headroom_pool_bytes: Field<u64>,
+    /// Names of QoS policies/maps in force, for messages.
+    pub policies: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Interface {
+    /// Canonical full name (NX-OS `Ethernet1/1`, EOS `Ethernet1`, Linux `eth2`).
+    pub name: String,
+    /// ethernet | port-channel | vlan | loopback | mgmt | tunnel | other
+    pub kind: String,
+    /// Where the interface is defined (header line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub defined_at: Option<Src>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_up: Field<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oper_up: Field<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speed_gbps: Field<f64>,
+    /// MTU normalized to the IP MTU.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mtu: Field<u32>,
+    /// MTU as the device states it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mtu_raw: Field<u32>,
+    /// Members of a LAG (on the LAG interface).
+    pub lag_members: Vec<String>,
+    /// The LAG this port belongs to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lag_parent: Option<String>,
+    /// Switchport (L2) vs routed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switchport: Field<bool>,
+    /// dscp | pcp | both | port
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Field<String>,
+    /// 64 entries: DSCP value -> traffic class (host: priority).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dscp_to_tc: Field<Vec<u8>>,
+    /// 8 entries: traffic class -> egress queue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tc_to_queue: Field<Vec<u8>>,
+    /// 8 entries: traffic class -> priority group.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tc_to_pg: Field<Vec<u8>>,
+    /// 8 entries: traffic class -> PFC priority (the priority paused for this TC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tc_to_pfc_priority: Field<Vec<u8>>,
+    /// DSCP values that a policy on this interface rewrites to another value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dscp_rewrites: Field<Vec<u8>>,
+    pub pfc: Pfc,
+    pub link_pause: LinkPause,
+    /// Egress queues 0..7 (always 8 entries; unknown fields left out).
+    pub queues: Vec<Queue>,
+    /// Priority groups 0..7 (always 8 entries).
+    pub pgs: Vec<PriorityGroup>,
+    /// Configured cable length in metres (what the buffer calculation uses).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cable_m: Field<f64>,
+    pub watchdog: Watchdog,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lldp_neighbor: Option<LldpNeighbor>,
+    /// RDMA/RoCE facts for host netdevs backed by an RDMA device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rdma: Option<Rdma>,
+    /// Engine-computed: this port is expected to carry RoCE (see `engine::mark_roce_ports`).
+    pub roce: bool,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Pfc {
+    /// on | auto | off
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Field<String>,
+    /// Priorities with PFC enabled (operationally, where known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priorities: Field<Vec<u8>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx: Field<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx: Field<bool>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LinkPause {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx: Field<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx: Field<bool>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Queue {
+    pub id: u8,
+    /// strict | dwrr
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Field<String>,
+    /// Share of bandwidth for dwrr/ets queues, percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weight_pct: Field<f64>,
+    pub ecn: Ecn,
+    /// WRED drops packets (as opposed to ECN marking only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wred_drop: Field<bool>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Ecn {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Field<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_bytes: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_probability_pct: Field<f64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PriorityGroup {
+    pub id: u8,
+    /// Headroom reserved after XOFF, bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub headroom_bytes: Field<u64>,
+    /// Fill level at which PAUSE is sent, bytes (static threshold).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xoff_bytes: Field<u64>,
+    /// Fill level at which PAUSE is released, bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub xon_bytes: Field<u64>,
+    /// Total PG buffer size, bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Field<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lossless: Field<bool>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Watchdog {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Field<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detect_ms: Field<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restore_ms: Field<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub poll_ms: Field<f64>,
+    /// drop | errdisable | forward | alert | no-drop
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub action: Field<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct LldpNeighbor {
+    /// System name as advertised (may be an FQDN).
+    pub device: String,
+    /// Port id as advertised, canonicalized by the reporting platform where possible.
+    pub port: String,
+    pub src: Option<Src>,
+}
+
+/// Host NIC facts (ConnectX and friends).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Rdma {
+    /// RDMA device, e.g. mlx5_0.
+    pub device: String,
+    pub port: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Field<String>,
+    /// "RoCE v2" | "IB/RoCE v1"
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roce_mode: Field<String>,
+    /// Default ToS of RDMA-CM QPs (DSCP << 2 | ECN bits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roce_tos: Field<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cnp_dscp: Field<u8>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cnp_prio: Field<u8>,
+    /// DCQCN notification point enabled per priority (8 entries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub np_enable: Field<Vec<bool>>,
+    /// DCQCN reaction point enabled per priority (8 entries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rp_enable: Field<Vec<bool>>,
+    /// RoCE path MTU (ibv_devinfo active_mtu).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active_mtu: Field<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_layer: Field<String>,
+    /// "OS controlled" | "firmware"...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dcbx_mode: Field<String>,
+    /// 8 entries: priority -> receive buffer index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prio_to_buffer: Field<Vec<u8>>,
+    /// Receive buffer sizes in bytes (8 entries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer_size: Field<Vec<u64>>,
+    /// 8 entries: priority -> TC.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prio_to_tc: Field<Vec<u8>>,
+    /// Per TC: "ets" | "strict" | "vendor".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tc_tsa: Field<Vec<String>>,
+    /// Per TC bandwidth percent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tc_bw: Field<Vec<u8>>,
+    /// PFC stall prevention timeout in ms (0 = disabled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc_prevention_ms: Field<u32>,
+    /// Per-priority PFC pause counters present in `ethtool -S`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prio_pause_counters: Field<bool>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Endpoint {
+    pub device: String,
+    pub interface: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Link {
+    pub a: Endpoint,
+    pub b: Endpoint,
+    /// lldp | fabric.toml | both
+    pub source: String,
+    /// LLDP saw this link from one side only (the other side runs LLDP but did not see it).
+    pub one_sided: bool,
+    /// Cable length from the cabling plan, metres.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cable_m: Option<f64>,
+    /// Where the link was declared (fabric.toml line) or seen (LLDP output line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub src: Option<Src>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Unrecognized {
+    pub line: u32,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+pub enum ParseStatus {
+    Passed,
+    Partial,
+    Failed,
+}
+
+impl ParseStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParseStatus::Passed => "passed",
+            ParseStatus::Partial => "partial",
+            ParseStatus::Failed => "failed",
+        }
+    }
+}
+
+/// A reference to something the file never defines (policy-map, class-map, ...).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct UndefinedRef {
+    pub kind: String,
+    pub name: String,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileParse {
+    pub device: String,
+    /// Snapshot-relative path.
+    pub file: String,
+    pub platform: String,
+    /// The command whose output this is ("config" for configs/ files).
+    pub command: String,
+    pub status: ParseStatus,
+    pub unrecognized: Vec<Unrecognized>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub undefined: Vec<UndefinedRef>,
+    /// Why the file failed, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Interface {
+    pub fn new(name: &str, kind: &str) -> Self {
+        Interface {
+            name: name.to_string(),
+            kind: kind.to_string(),
+            queues: (0..8)
+                .map(|id| Queue {
+                    id,
+                    ..Default::default()
+                })
+                .collect(),
+            pgs: (0..8)
+                .map(|id| PriorityGroup {
+                    id,
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+}
+
+impl Device {
+    pub fn interface(&self, name: &str) -> Option<&Interface> {
+        self.interfaces.iter().find(|i| i.name == name)
+    }
+    pub fn interface_mut(&mut self, name: &str) -> Option<&mut Interface> {
+        self.interfaces.iter_mut().find(|i| i.name == name)
+    }
+    /// Get or create an interface by canonical name.
+    pub fn iface(&mut self, name: &str, kind: &str) -> &mut Interface {
+        if let Some(pos) = self.interfaces.iter().position(|i| i.name == name) {
+            &mut self.interfaces[pos]
+        } else {
+            self.interfaces.push(Interface::new(name, kind));
+            let last = self.interfaces.len() - 1;
+            &mut self.interfaces[last]
+        }
+    }
+}

@@ -1,0 +1,805 @@
+//! The vendor-parser engine: compiles `vendor-parsers/*.toml` and turns raw text into records.
+//!
+//! A command's output (or a config file) is read line by line. Lines nest by indentation; each
+//! line is either extracted into a record (a regex with named captures, optionally allowed only
+//! under given parent kinds), explicitly ignored (a line, or a whole block), or reported as
+//! unrecognized with its line number. Platform semantics live in `crate::vendor::*`, which
+//! walks the records. Patterns are dispatched by the first byte of the line and checked
+//! against their literal prefix before any regex runs, which keeps the hot loop cheap.
+
+pub mod spec;
+
+use crate::model::{ParseStatus, Unrecognized};
+use regex::{CaptureLocations, Regex, RegexBuilder};
+use spec::{CommandSpec, PlatformSpec};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// A load error in a parser file, with its position.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}:{line}:{col}: {msg}")]
+pub struct SpecError {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    pub msg: String,
+}
+
+/// 1-based line and column of a byte offset.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let col = before.rfind('\n').map(|p| offset - p).unwrap_or(offset + 1);
+    (line, col)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Lines,
+    Json,
+}
+
+#[derive(Debug)]
+enum Action {
+    Record(u16),
+    IgnoreLine,
+    IgnoreBlock,
+}
+
+#[derive(Debug)]
+enum ParentRule {
+    TopLevel,
+    Any,
+    Kinds(Vec<u16>),
+}
+
+#[derive(Debug)]
+struct Pattern {
+    action: Action,
+    regex: Regex,
+    /// Literal the trimmed line must start with (derived from the regex).
+    prefix: String,
+    parent: ParentRule,
+    /// Capture group names by group index (0 = whole match, unnamed).
+    names: Vec<Option<String>>,
+}
+
+/// A compiled command parser.
+#[derive(Debug)]
+pub struct Command {
+    pub cmd: String,
+    pub id: String,
+    pub config: bool,
+    pub format: Format,
+    pub per: String,
+    pub optional: bool,
+    /// Matches a concrete command line against the template (placeholders become captures).
+    matcher: Regex,
+    kinds: Vec<String>,
+    patterns: Vec<Pattern>,
+    /// Candidate patterns by first byte of the trimmed line.
+    dispatch: Vec<Vec<u16>>,
+}
+
+/// A compiled platform: detection, commands, redaction.
+#[derive(Debug)]
+pub struct Platform {
+    pub id: String,
+    pub name: String,
+    pub source: String,
+    pub session_mode: Option<String>,
+    pub prompt: Option<String>,
+    pub paging_off: Vec<String>,
+    detect: Vec<(Regex, u32, String)>,
+    min_score: u32,
+    pub redact: Vec<Regex>,
+    pub commands: Vec<Command>,
+}
+
+/// The compiled set of platforms.
+#[derive(Debug, Default)]
+pub struct Parsers {
+    pub platforms: Vec<Platform>,
+}
+
+/// Literal prefix of an anchored regex: the characters after `^` up to the first metachar.
+fn literal_prefix(re: &str) -> String {
+    let Some(rest) = re.strip_prefix('^') else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let mut chars = rest.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.peek().copied() {
+                Some(n) if "/-.:()[]{}*+?|^$\\ #".contains(n) => {
+                    chars.next();
+                    out.push(n);
+                }
+                _ => break,
+            },
+            '.' | '+' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '$' | '^' => break,
+            '*' | '?' => {
+                out.pop();
+                break;
+            }
+            c => out.push(c),
+        }
+        if let Some(&n) = chars.peek() {
+            if n == '*' || n == '?' || n == '{' {
+                out.pop();
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn template_matcher(cmd: &str) -> Result<Regex, String> {
+    let mut re = String::from("^");
+    let mut rest = cmd;
+    while let Some(start) = rest.find('{') {
+        re.push_str(&regex::escape(&rest[..start]));
+        let end = rest[start..]
+            .find('}')
+            .ok_or_else(|| format!("unclosed placeholder in command {cmd:?}"))?;
+        let name = &rest[start + 1..start + end];
+        if !matches!(name, "if" | "dev") {
+            return Err(format!(
+                "unknown placeholder {{{name}}} in command {cmd:?} (expected {{if}} or {{dev}})"
+            ));
+        }
+        let _ = write!(re, "(?P<{name}>[A-Za-z0-9._:@-]+)");
+        rest = &rest[start + end + 1..];
+    }
+    re.push_str(&regex::escape(rest));
+    re.push('$');
+    Regex::new(&re).map_err(|e| e.to_string())
+}
+
+impl Parsers {
+    /// Compile all specs; `files` are (file name, text). Later files with the same platform id
+    /// replace earlier ones (that is how `--parsers DIR` overrides the embedded set).
+    pub fn load(files: &[(String, String)]) -> Result<Parsers, Vec<SpecError>> {
+        let mut errors = Vec::new();
+        let mut platforms: Vec<Platform> = Vec::new();
+        for (file, text) in files {
+            match Platform::compile(file, text) {
+                Ok(p) => {
+                    if let Some(pos) = platforms.iter().position(|q| q.id == p.id) {
+                        platforms[pos] = p;
+                    } else {
+                        platforms.push(p);
+                    }
+                }
+                Err(mut e) => errors.append(&mut e),
+            }
+        }
+        if errors.is_empty() {
+            platforms.sort_by(|a, b| a.id.cmp(&b.id));
+            Ok(Parsers { platforms })
+        } else {
+            Err(errors)
+        }
+    }
+
+    pub fn platform(&self, id: &str) -> Option<&Platform> {
+        self.platforms.iter().find(|p| p.id == id)
+    }
+
+    /// Detect the platform of a config from its content. Returns (platform, evidence) or the
+    /// reason detection failed.
+    pub fn detect(&self, text: &str) -> Result<(String, String), String> {
+        let mut scored: Vec<(u32, &Platform, Vec<String>)> = Vec::new();
+        for p in &self.platforms {
+            let mut score = 0;
+            let mut why = Vec::new();
+            for (re, s, w) in &p.detect {
+                if let Some(m) = re.find(text) {
+                    score += s;
+                    let (line, _) = line_col(text, m.start());
+                    why.push(format!("{w} (line {line})"));
+                }
+            }
+            if score > 0 {
+                scored.push((score, p, why));
+            }
+        }
+        scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.id.cmp(&b.1.id)));
+        match scored.as_slice() {
+            [] => Err("no platform's detection patterns match".into()),
+            [(s, p, why), rest @ ..] => {
+                if *s < p.min_score {
+                    return Err(format!(
+                        "best guess {} scored {s} < {} needed: {}",
+                        p.id,
+                        p.min_score,
+                        why.join("; ")
+                    ));
+                }
+                if let Some((s2, p2, _)) = rest.first() {
+                    if s2 == s {
+                        return Err(format!("ambiguous: {} and {} both score {s}", p.id, p2.id));
+                    }
+                }
+                Ok((p.id.clone(), why.join("; ")))
+            }
+        }
+    }
+}
+
+fn compile_regex(
+    file: &str,
+    text: &str,
+    re: &toml::Spanned<String>,
+    errors: &mut Vec<SpecError>,
+) -> Option<Regex> {
+    match RegexBuilder::new(re.get_ref()).size_limit(1 << 22).build() {
+        Ok(r) => Some(r),
+        Err(e) => {
+            let (line, col) = line_col(text, re.span().start);
+            errors.push(SpecError {
+                file: file.into(),
+                line,
+                col,
+                msg: format!("bad regex: {e}"),
+            });
+            None
+        }
+    }
+}
+
+impl Platform {
+    pub fn compile(file: &str, text: &str) -> Result<Platform, Vec<SpecError>> {
+        let spec: PlatformSpec = toml::from_str(text).map_err(|e| {
+            let (line, col) = e
+                .span()
+                .map(|s| line_col(text, s.start))
+                .unwrap_or((0, 0));
+            vec![SpecError {
+                file: file.into(),
+                line,
+                col,
+                msg: e.message().to_string(),
+            }]
+        })?;
+        let mut errors = Vec::new();
+        let mut detect = Vec::new();
+        let mut min_score = u32::MAX;
+        if let Some(d) = &spec.detect {
+            min_score = d.min_score;
+            for ev in &d.evidence {
+                let src = format!("(?m){}", ev.regex.get_ref());
+                let spanned = toml::Spanned::new(ev.regex.span(), src);
+                if let Some(r) = compile_regex(file, text, &spanned, &mut errors) {
+                    detect.push((r, ev.score, ev.why.clone()));
+                }
+            }
+        }
+        let mut redact = Vec::new();
+        for r in &spec.redact {
+            match Regex::new(r) {
+                Ok(re) => redact.push(re),
+                Err(e) => errors.push(SpecError {
+                    file: file.into(),
+                    line: 0,
+                    col: 0,
+                    msg: format!("bad redact regex {r:?}: {e}"),
+                }),
+            }
+        }
+        let mut commands = Vec::new();
+        for c in &spec.commands {
+            if let Some(cmd) = Command::compile(file, text, c, &mut errors) {
+                commands.push(cmd);
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let session = spec.session.as_ref();
+        Ok(Platform {
+            id: spec.platform.clone(),
+            name: spec.name.clone(),
+            source: file.to_string(),
+            session_mode: session.map(|s| s.mode.clone()),
+            prompt: session.and_then(|s| s.prompt.clone()),
+            paging_off: session.map(|s| s.paging_off.clone()).unwrap_or_default(),
+            detect,
+            min_score,
+            redact,
+            commands,
+        })
+    }
+
+    /// The command parser for a concrete command line, with its placeholder values.
+    pub fn command_for(&self, concrete: &str) -> Option<(&Command, HashMap<String, String>)> {
+        let concrete = concrete.trim();
+        for c in &self.commands {
+            if let Some(caps) = c.matcher.captures(concrete) {
+                let mut args = HashMap::new();
+                for name in ["if", "dev"] {
+                    if let Some(m) = caps.name(name) {
+                        args.insert(name.to_string(), m.as_str().to_string());
+                    }
+                }
+                return Some((c, args));
+            }
+        }
+        None
+    }
+
+    /// The command whose patterns read config files.
+    pub fn config_command(&self) -> Option<&Command> {
+        self.commands.iter().find(|c| c.config)
+    }
+
+    pub fn command_by_id(&self, id: &str) -> Option<&Command> {
+        self.commands.iter().find(|c| c.id == id)
+    }
+}
+
+impl Command {
+    fn compile(
+        file: &str,
+        text: &str,
+        c: &CommandSpec,
+        errors: &mut Vec<SpecError>,
+    ) -> Option<Command> {
+        let err_at = |errors: &mut Vec<SpecError>, msg: String| {
+            let (line, col) = text
+                .find(&format!("id = \"{}\"", c.id))
+                .map(|o| line_col(text, o))
+                .unwrap_or((0, 0));
+            errors.push(SpecError {
+                file: file.into(),
+                line,
+                col,
+                msg,
+            });
+        };
+        let format = match c.format.as_str() {
+            "lines" => Format::Lines,
+            "json" => Format::Json,
+            other => {
+                err_at(
+                    errors,
+                    format!("command {:?}: format {other:?}, expected lines or json", c.cmd),
+                );
+                return None;
+            }
+        };
+        if !matches!(c.per.as_str(), "once" | "per-interface" | "per-rdma-device") {
+            err_at(
+                errors,
+                format!(
+                    "command {:?}: per {:?}, expected once, per-interface or per-rdma-device",
+                    c.cmd, c.per
+                ),
+            );
+        }
+        let matcher = match template_matcher(&c.cmd) {
+            Ok(m) => m,
+            Err(e) => {
+                err_at(errors, e);
+                return None;
+            }
+        };
+        let mut kinds: Vec<String> = Vec::new();
+        for r in &c.records {
+            if !kinds.contains(&r.kind) {
+                kinds.push(r.kind.clone());
+            }
+        }
+        let kind_idx = |k: &str| kinds.iter().position(|x| x == k).map(|p| p as u16);
+        let mut patterns = Vec::new();
+        let n_before = errors.len();
+        for r in &c.records {
+            let Some(regex) = compile_regex(file, text, &r.regex, errors) else {
+                continue;
+            };
+            let parent = match &r.parent {
+                None => ParentRule::TopLevel,
+                Some(p) => {
+                    let list = p.list();
+                    if list.iter().any(|k| k == "*") {
+                        ParentRule::Any
+                    } else {
+                        let mut ks = Vec::new();
+                        for k in &list {
+                            match kind_idx(k) {
+                                Some(i) => ks.push(i),
+                                None => {
+                                    let (line, col) = line_col(text, r.regex.span().start);
+                                    errors.push(SpecError {
+                                        file: file.into(),
+                                        line,
+                                        col,
+                                        msg: format!(
+                                            "record {:?}: parent kind {k:?} is not a record kind of command {:?}",
+                                            r.kind, c.cmd
+                                        ),
+                                    });
+                                }
+                            }
+                        }
+                        ParentRule::Kinds(ks)
+                    }
+                }
+            };
+            let names = regex.capture_names().map(|n| n.map(String::from)).collect();
+            patterns.push(Pattern {
+                action: Action::Record(kind_idx(&r.kind).unwrap_or(0)),
+                prefix: literal_prefix(r.regex.get_ref()),
+                regex,
+                parent,
+                names,
+            });
+        }
+        for (list, action) in [(&c.ignore.lines, 0u8), (&c.ignore.blocks, 1u8)] {
+            for re in list {
+                let Some(regex) = compile_regex(file, text, re, errors) else {
+                    continue;
+                };
+                patterns.push(Pattern {
+                    action: if action == 0 {
+                        Action::IgnoreLine
+                    } else {
+                        Action::IgnoreBlock
+                    },
+                    prefix: literal_prefix(re.get_ref()),
+                    regex,
+                    parent: ParentRule::Any,
+                    names: Vec::new(),
+                });
+            }
+        }
+        if errors.len() > n_before {
+            return None;
+        }
+        let mut dispatch = vec![Vec::new(); 256];
+        for (i, p) in patterns.iter().enumerate() {
+            match p.prefix.as_bytes().first() {
+                Some(&b) => dispatch[b as usize].push(i as u16),
+                None => {
+                    for d in dispatch.iter_mut() {
+                        d.push(i as u16);
+                    }
+                }
+            }
+        }
+        Some(Command {
+            cmd: c.cmd.clone(),
+            id: c.id.clone(),
+            config: c.config,
+            format,
+            per: c.per.clone(),
+            optional: c.optional,
+            matcher,
+            kinds,
+            patterns,
+            dispatch,
+        })
+    }
+
+    /// Parse `text` (line format). Never panics; binary or empty input yields a failed status.
+    pub fn parse<'t>(&'t self, text: &'t str) -> Parsed<'t> {
+        let mut out = Parsed {
+            cmd: self,
+            text,
+            records: Vec::new(),
+            spans: Vec::new(),
+            unrecognized: Vec::new(),
+            status: ParseStatus::Passed,
+            error: None,
+            json: None,
+        };
+        if let Some(e) = text_problem(text) {
+            out.status = ParseStatus::Failed;
+            out.error = Some(e);
+            return out;
+        }
+        if self.format == Format::Json {
+            match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(v) => out.json = Some(v),
+                Err(e) => {
+                    out.status = ParseStatus::Failed;
+                    out.error = Some(format!(
+                        "invalid JSON at line {} column {}: {e}",
+                        e.line(),
+                        e.column()
+                    ));
+                }
+            }
+            return out;
+        }
+        #[derive(Clone, Copy)]
+        enum Ctx {
+            Rec(u32),
+            Block,
+            Unknown,
+        }
+        let mut stack: Vec<(usize, Ctx)> = Vec::new();
+        let mut locs: Vec<CaptureLocations> = self
+            .patterns
+            .iter()
+            .map(|p| p.regex.capture_locations())
+            .collect();
+        let bytes = text.as_bytes();
+        let mut pos = 0usize;
+        let mut lineno = 0u32;
+        while pos < bytes.len() {
+            lineno += 1;
+            let end = memchr_nl(bytes, pos);
+            let line_start = pos;
+            pos = end + 1;
+            let mut raw = &text[line_start..end];
+            if let Some(r) = raw.strip_suffix('\r') {
+                raw = r;
+            }
+            let trimmed = raw.trim_start_matches([' ', '\t']);
+            let indent = raw.len() - trimmed.len();
+            let trimmed = trimmed.trim_end();
+            if trimmed.is_empty() {
+                continue;
+            }
+            while let Some(&(ind, _)) = stack.last() {
+                if ind >= indent {
+                    stack.pop();
+                } else {
+                    break;
+                }
+            }
+            let ctx = stack.last().map(|&(_, c)| c);
+            match ctx {
+                Some(Ctx::Block) => continue,
+                Some(Ctx::Unknown) => {
+                    out.unrecognized.push(Unrecognized {
+                        line: lineno,
+                        text: trimmed.to_string(),
+                    });
+                    stack.push((indent, Ctx::Unknown));
+                    continue;
+                }
+                _ => {}
+            }
+            let parent_kind = match ctx {
+                Some(Ctx::Rec(r)) => Some(out.records[r as usize].kind),
+                _ => None,
+            };
+            let offset = trimmed.as_ptr() as usize - text.as_ptr() as usize;
+            let mut matched = false;
+            for &pi in &self.dispatch[trimmed.as_bytes()[0] as usize] {
+                let p = &self.patterns[pi as usize];
+                if !trimmed.starts_with(p.prefix.as_str()) {
+                    continue;
+                }
+                let parent_ok = match &p.parent {
+                    ParentRule::Any => true,
+                    ParentRule::TopLevel => parent_kind.is_none(),
+                    ParentRule::Kinds(ks) => parent_kind.is_some_and(|k| ks.contains(&k)),
+                };
+                if !parent_ok {
+                    continue;
+                }
+                let loc = &mut locs[pi as usize];
+                if p.regex.captures_read(loc, trimmed).is_none() {
+                    continue;
+                }
+                matched = true;
+                match p.action {
+                    Action::Record(kind) => {
+                        let caps_at = out.spans.len() as u32;
+                        for g in 0..loc.len() {
+                            out.spans.push(match loc.get(g) {
+                                Some((s, e)) => ((offset + s) as u32, (offset + e) as u32),
+                                None => (u32::MAX, u32::MAX),
+                            });
+                        }
+                        let idx = out.records.len() as u32;
+                        out.records.push(Record {
+                            kind,
+                            line: lineno,
+                            parent: match ctx {
+                                Some(Ctx::Rec(r)) => Some(r),
+                                _ => None,
+                            },
+                            pattern: pi,
+                            caps_at,
+                        });
+                        stack.push((indent, Ctx::Rec(idx)));
+                    }
+                    Action::IgnoreLine => {}
+                    Action::IgnoreBlock => stack.push((indent, Ctx::Block)),
+                }
+                break;
+            }
+            if !matched {
+                out.unrecognized.push(Unrecognized {
+                    line: lineno,
+                    text: trimmed.to_string(),
+                });
+                stack.push((indent, Ctx::Unknown));
+            }
+        }
+        out.status = if out.records.is_empty() && !out.unrecognized.is_empty() {
+            out.error = Some("no line of the output was recognized".into());
+            ParseStatus::Failed
+        } else if !out.unrecognized.is_empty() {
+            ParseStatus::Partial
+        } else {
+            ParseStatus::Passed
+        };
+        out
+    }
+}
+
+fn memchr_nl(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|p| from + p)
+        .unwrap_or(bytes.len())
+}
+
+/// Why a text cannot be parsed at all (empty, binary), if it cannot.
+pub fn text_problem(text: &str) -> Option<String> {
+    if text.trim().is_empty() {
+        return Some("the file is empty".into());
+    }
+    if let Some(pos) = text.bytes().position(|b| b == 0) {
+        let (line, _) = line_col(text, pos);
+        return Some(format!(
+            "binary data (NUL byte at line {line}), not command output"
+        ));
+    }
+    None
+}
+
+/// Read a file as text; invalid UTF-8 is reported with its position, not a panic.
+pub fn decode(bytes: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let text = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
+        let (line, col) = line_col(&text, at);
+        format!("not UTF-8 text (invalid byte at line {line}, column {col}): binary data?")
+    })
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Record {
+    kind: u16,
+    pub line: u32,
+    pub parent: Option<u32>,
+    pattern: u16,
+    caps_at: u32,
+}
+
+/// The records extracted from one file.
+pub struct Parsed<'t> {
+    cmd: &'t Command,
+    text: &'t str,
+    pub records: Vec<Record>,
+    spans: Vec<(u32, u32)>,
+    pub unrecognized: Vec<Unrecognized>,
+    pub status: ParseStatus,
+    pub error: Option<String>,
+    /// The document, for json-format commands.
+    pub json: Option<serde_json::Value>,
+}
+
+impl<'t> Parsed<'t> {
+    pub fn kind(&self, r: &Record) -> &str {
+        &self.cmd.kinds[r.kind as usize]
+    }
+    /// A named capture of the record, if it participated in the match.
+    pub fn get(&self, r: &Record, name: &str) -> Option<&'t str> {
+        let p = &self.cmd.patterns[r.pattern as usize];
+        let g = p.names.iter().position(|n| n.as_deref() == Some(name))?;
+        let (s, e) = self.spans[r.caps_at as usize + g];
+        if s == u32::MAX {
+            return None;
+        }
+        self.text.get(s as usize..e as usize)
+    }
+    /// A capture parsed as a number.
+    pub fn num<T: std::str::FromStr>(&self, r: &Record, name: &str) -> Option<T> {
+        self.get(r, name).and_then(|s| s.trim().parse().ok())
+    }
+    pub fn parent(&self, r: &Record) -> Option<&Record> {
+        r.parent.map(|p| &self.records[p as usize])
+    }
+    /// Index of a record in `records` (records are stored in line order).
+    pub fn index(&self, r: &Record) -> usize {
+        (r as *const Record as usize - self.records.as_ptr() as usize)
+            / std::mem::size_of::<Record>()
+    }
+    /// Records directly under the record at `idx`.
+    pub fn children(&self, idx: usize) -> impl Iterator<Item = &Record> {
+        self.records
+            .iter()
+            .skip(idx + 1)
+            .filter(move |r| r.parent == Some(idx as u32))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_prefixes() {
+        assert_eq!(literal_prefix(r"^mtu (?P<m>\d+)$"), "mtu ");
+        assert_eq!(literal_prefix(r"^interface\s+(\S+)"), "interface");
+        assert_eq!(literal_prefix(r"^no shutdown$"), "no shutdown");
+        assert_eq!(literal_prefix(r"^pauses?"), "pause");
+        assert_eq!(literal_prefix(r"^Eth(ernet)?\d"), "Eth");
+        assert_eq!(literal_prefix(r"\d+ packets"), "");
+        assert_eq!(literal_prefix(r"^a\.b"), "a.b");
+    }
+
+    const SPEC: &str = r#"
+platform = "t"
+name = "Test"
+[[command]]
+cmd = "show run"
+id = "run"
+config = true
+[[command.record]]
+kind = "interface"
+regex = '^interface (?P<name>\S+)$'
+[[command.record]]
+kind = "mtu"
+parent = "interface"
+regex = '^mtu (?P<mtu>\d+)$'
+[command.ignore]
+lines = ['^!']
+blocks = ['^router ']
+"#;
+
+    #[test]
+    fn nesting_ignores_and_unrecognized() {
+        let p = Platform::compile("t.toml", SPEC).unwrap();
+        let c = p.config_command().unwrap();
+        let text = "!\ninterface e1\r\n  mtu 9216\n  bogus\n    deeper\nrouter bgp 1\n  neighbor x\nmtu 5\n";
+        let parsed = c.parse(text);
+        assert_eq!(parsed.records.len(), 2);
+        let mtu = &parsed.records[1];
+        assert_eq!(parsed.kind(mtu), "mtu");
+        assert_eq!(parsed.get(mtu, "mtu"), Some("9216"));
+        assert_eq!(parsed.get(parsed.parent(mtu).unwrap(), "name"), Some("e1"));
+        let lines: Vec<u32> = parsed.unrecognized.iter().map(|u| u.line).collect();
+        assert_eq!(lines, vec![4, 5, 8]);
+        assert_eq!(parsed.status, ParseStatus::Partial);
+    }
+
+    #[test]
+    fn empty_and_binary_fail() {
+        let p = Platform::compile("t.toml", SPEC).unwrap();
+        let c = p.config_command().unwrap();
+        assert_eq!(c.parse("").status, ParseStatus::Failed);
+        assert_eq!(c.parse("\n \n").status, ParseStatus::Failed);
+        assert_eq!(c.parse("ab\0cd").status, ParseStatus::Failed);
+        assert_eq!(c.parse("garbage only\n").status, ParseStatus::Failed);
+    }
+
+    #[test]
+    fn spec_errors_name_the_line() {
+        let bad = SPEC.replace(r"^mtu (?P<mtu>\d+)$", r"^mtu (?P<mtu>\d+$");
+        let e = Platform::compile("t.toml", &bad).unwrap_err();
+        assert_eq!(e[0].line, 14, "{e:?}");
+        let bad = SPEC.replace("kind = \"mtu\"", "knd = \"mtu\"");
+        let e = Platform::compile("t.toml", &bad).unwrap_err();
+        assert!(e[0].msg.contains("knd"), "{e:?}");
+        assert_eq!(e[0].line, 12);
+    }
+
+    #[test]
+    fn templates_match_concrete_commands() {
+        let m = template_matcher("ethtool -a {if}").unwrap();
+        let c = m.captures("ethtool -a eth2").unwrap();
+        assert_eq!(&c["if"], "eth2");
+        assert!(m.captures("ethtool -a eth2; reboot").is_none());
+    }
+}

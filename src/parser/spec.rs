@@ -1,0 +1,128 @@
+//! The data side of a vendor parser: the TOML files in `vendor-parsers/`, as serde reads them.
+//!
+//! A spec is validated and compiled into a [`super::Platform`] once; every error names the
+//! file and line (see `vendor-parsers/README.md` for the format with annotated examples).
+
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlatformSpec {
+    /// Platform id (nxos, eos, linux, ...).
+    pub platform: String,
+    /// Human name.
+    pub name: String,
+    #[serde(default)]
+    pub session: Option<SessionSpec>,
+    #[serde(default)]
+    pub detect: Option<DetectSpec>,
+    /// Secret patterns: each regex's first group (or whole match) is replaced before writing.
+    #[serde(default)]
+    pub redact: Vec<String>,
+    #[serde(default, rename = "command")]
+    pub commands: Vec<CommandSpec>,
+}
+
+/// How the collector talks to the device (used by `collect`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionSpec {
+    /// exec | shell
+    pub mode: String,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(default)]
+    pub paging_off: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DetectSpec {
+    /// Minimum total score for the platform to be chosen.
+    pub min_score: u32,
+    #[serde(rename = "evidence")]
+    pub evidence: Vec<EvidenceSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceSpec {
+    /// Regex matched against each trimmed line (multi-line mode).
+    pub regex: Spanned<String>,
+    pub score: u32,
+    /// What the match shows, for the report ("NX-OS 'feature' statement").
+    pub why: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandSpec {
+    /// The command line; `{if}` / `{dev}` are placeholders filled per RDMA netdev / device.
+    pub cmd: String,
+    /// Stable id the platform module keys on.
+    pub id: String,
+    /// Configs in `configs/` are read with this command's patterns.
+    #[serde(default)]
+    pub config: bool,
+    /// lines (indentation-nested records) | json
+    #[serde(default = "default_format")]
+    pub format: String,
+    /// What the collector does per run: once | per-interface | per-rdma-device.
+    #[serde(default = "default_per")]
+    pub per: String,
+    /// Optional: this output may legitimately be absent on some devices.
+    #[serde(default)]
+    pub optional: bool,
+    #[serde(default, rename = "record")]
+    pub records: Vec<RecordSpec>,
+    #[serde(default)]
+    pub ignore: IgnoreSpec,
+}
+
+fn default_format() -> String {
+    "lines".into()
+}
+fn default_per() -> String {
+    "once".into()
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordSpec {
+    /// Record kind the Rust module matches on.
+    pub kind: String,
+    /// Regex against the line with leading whitespace and the line ending removed.
+    pub regex: Spanned<String>,
+    /// Kinds of the enclosing (less indented) record this may appear under; absent = top level
+    /// only; "*" = anywhere.
+    #[serde(default)]
+    pub parent: Option<Parent>,
+}
+
+#[derive(Debug, Deserialize, Clone)]
+#[serde(untagged)]
+pub enum Parent {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Parent {
+    pub fn list(&self) -> Vec<String> {
+        match self {
+            Parent::One(s) => vec![s.clone()],
+            Parent::Many(v) => v.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct IgnoreSpec {
+    /// Lines that are understood and carry nothing the model needs (any depth).
+    #[serde(default)]
+    pub lines: Vec<Spanned<String>>,
+    /// Lines that open a block ignored with everything indented below it.
+    #[serde(default)]
+    pub blocks: Vec<Spanned<String>>,
+}

@@ -1,0 +1,373 @@
+//! Reading a snapshot folder (DESIGN.md "Snapshot"): `fabric.toml`, `configs/`, `devices/`.
+//!
+//! Nothing here interprets vendor text; it only finds the inputs of each device, decides which
+//! command each file holds, and records every problem (unreadable file, unknown file, bad
+//! `device.toml`) so the audit can report it and go on.
+
+use anyhow::{Context, Result, bail};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+
+use crate::parser::line_col;
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FabricToml {
+    #[serde(default)]
+    pub policy: toml::Table,
+    #[serde(default, rename = "device")]
+    pub devices: Vec<DeviceEntry>,
+    #[serde(default, rename = "link")]
+    pub links: Vec<LinkEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceEntry {
+    pub name: String,
+    #[serde(default)]
+    pub platform: Option<String>,
+    #[serde(default)]
+    pub role: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkEntry {
+    pub a: Spanned<String>,
+    pub b: Spanned<String>,
+    #[serde(default)]
+    pub cable_m: Option<f64>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceToml {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub platform: Option<String>,
+    #[serde(default)]
+    pub role: Option<String>,
+    #[serde(default)]
+    pub address: Option<String>,
+    #[serde(default)]
+    pub collected_at: Option<String>,
+    /// Why collection failed for this device, if it did.
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default, rename = "command")]
+    pub commands: Vec<CommandEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandEntry {
+    pub cmd: String,
+    pub file: String,
+    #[serde(default)]
+    pub exit: Option<i32>,
+    #[serde(default)]
+    pub duration_ms: Option<u64>,
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// One input file of a device.
+#[derive(Debug, Clone)]
+pub struct InputFile {
+    /// Snapshot-relative path with `/` separators.
+    pub rel: String,
+    /// The command it holds; `None` for a config file in `configs/`.
+    pub command: Option<String>,
+    /// File content, or why it could not be read.
+    pub text: Result<String, String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct DeviceInput {
+    pub name: String,
+    /// Platform from fabric.toml or device.toml; `None` = detect from content.
+    pub platform: Option<String>,
+    pub platform_reason: String,
+    pub role: Option<String>,
+    pub files: Vec<InputFile>,
+    /// Collection error recorded in device.toml.
+    pub error: Option<String>,
+}
+
+/// A problem in the snapshot that is not fatal.
+#[derive(Debug, Clone)]
+pub struct Notice {
+    pub device: Option<String>,
+    pub file: String,
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub root: PathBuf,
+    pub fabric: FabricToml,
+    /// `fabric.toml` text, for positions of links.
+    pub fabric_text: String,
+    pub devices: Vec<DeviceInput>,
+    pub notices: Vec<Notice>,
+}
+
+/// The default file name of a command's output.
+pub fn command_file_name(cmd: &str) -> String {
+    let mut s: String = cmd
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    s.push_str(".txt");
+    s
+}
+
+fn read_text(path: &Path) -> Result<String, String> {
+    match std::fs::read(path) {
+        Ok(bytes) => crate::parser::decode(bytes),
+        Err(e) => Err(format!("cannot read: {e}")),
+    }
+}
+
+fn rel(root: &Path, p: &Path) -> String {
+    p.strip_prefix(root)
+        .unwrap_or(p)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> String {
+    match e.span() {
+        Some(s) => {
+            let (l, c) = line_col(text, s.start);
+            format!("{file}:{l}:{c}: {}", e.message())
+        }
+        None => format!("{file}: {}", e.message()),
+    }
+}
+
+fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+impl Snapshot {
+    /// Read a snapshot folder. Fails (exit 2) only when the folder itself is unusable or
+    /// `fabric.toml` is malformed; per-file problems become notices.
+    pub fn read(root: &Path) -> Result<Snapshot> {
+        if !root.exists() {
+            bail!("snapshot {} does not exist", root.display());
+        }
+        if !root.is_dir() {
+            bail!(
+                "snapshot {} is not a folder (expected a folder with configs/, devices/ and an optional fabric.toml)",
+                root.display()
+            );
+        }
+        let mut snap = Snapshot {
+            root: root.to_path_buf(),
+            ..Default::default()
+        };
+        let fabric_path = root.join("fabric.toml");
+        if fabric_path.exists() {
+            let text = read_text(&fabric_path).map_err(|e| anyhow::anyhow!("fabric.toml: {e}"))?;
+            snap.fabric = toml::from_str(&text)
+                .map_err(|e| anyhow::anyhow!(toml_error("fabric.toml", &text, &e)))?;
+            snap.fabric_text = text;
+        }
+        let mut by_name: BTreeMap<String, DeviceInput> = BTreeMap::new();
+        for d in &snap.fabric.devices {
+            let e = by_name.entry(d.name.clone()).or_default();
+            e.name = d.name.clone();
+            if let Some(p) = &d.platform {
+                e.platform = Some(p.clone());
+                e.platform_reason = "fabric.toml".into();
+            }
+            e.role = d.role.clone();
+        }
+        let configs = root.join("configs");
+        let devices = root.join("devices");
+        if !configs.is_dir() && !devices.is_dir() {
+            bail!(
+                "snapshot {} has neither configs/ nor devices/: nothing to audit",
+                root.display()
+            );
+        }
+        if configs.is_dir() {
+            for p in sorted_entries(&configs)? {
+                let r = rel(root, &p);
+                if !p.is_file() {
+                    snap.notices.push(Notice {
+                        device: None,
+                        file: r,
+                        line: None,
+                        message: "not a file; configs/ holds one config file per device".into(),
+                    });
+                    continue;
+                }
+                let name = p
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                if name.starts_with('.') || name.is_empty() {
+                    continue;
+                }
+                let e = by_name.entry(name.clone()).or_default();
+                e.name = name;
+                e.files.push(InputFile {
+                    rel: r,
+                    command: None,
+                    text: read_text(&p),
+                });
+            }
+        }
+        if devices.is_dir() {
+            for dir in sorted_entries(&devices)? {
+                if !dir.is_dir() {
+                    snap.notices.push(Notice {
+                        device: None,
+                        file: rel(root, &dir),
+                        line: None,
+                        message: "not a folder; devices/ holds one folder per device".into(),
+                    });
+                    continue;
+                }
+                let name = dir
+                    .file_name()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let e = by_name.entry(name.clone()).or_default();
+                e.name = name.clone();
+                read_device_dir(root, &dir, e, &mut snap.notices);
+            }
+        }
+        snap.devices = by_name.into_values().collect();
+        Ok(snap)
+    }
+
+    /// The 1-based line of a byte offset in fabric.toml.
+    pub fn fabric_line(&self, offset: usize) -> u32 {
+        line_col(&self.fabric_text, offset).0 as u32
+    }
+}
+
+fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut Vec<Notice>) {
+    let toml_path = dir.join("device.toml");
+    let mut meta = DeviceToml::default();
+    let toml_rel = rel(root, &toml_path);
+    if toml_path.exists() {
+        match read_text(&toml_path) {
+            Ok(text) => match toml::from_str::<DeviceToml>(&text) {
+                Ok(m) => meta = m,
+                Err(e) => notices.push(Notice {
+                    device: Some(dev.name.clone()),
+                    file: toml_rel.clone(),
+                    line: e.span().map(|s| line_col(&text, s.start).0 as u32),
+                    message: format!("device.toml ignored: {}", toml_error(&toml_rel, &text, &e)),
+                }),
+            },
+            Err(e) => notices.push(Notice {
+                device: Some(dev.name.clone()),
+                file: toml_rel.clone(),
+                line: None,
+                message: e,
+            }),
+        }
+    }
+    if dev.platform.is_none() {
+        if let Some(p) = &meta.platform {
+            dev.platform = Some(p.clone());
+            dev.platform_reason = "device.toml".into();
+        }
+    }
+    if dev.role.is_none() {
+        dev.role = meta.role.clone();
+    }
+    dev.error = meta.error.clone();
+    let mut mapped: BTreeMap<String, String> = BTreeMap::new();
+    for c in &meta.commands {
+        if let Some(err) = &c.error {
+            notices.push(Notice {
+                device: Some(dev.name.clone()),
+                file: toml_rel.clone(),
+                line: None,
+                message: format!("command {:?} failed during collection: {err}", c.cmd),
+            });
+        }
+        if c.file.contains('/') || c.file.contains("..") {
+            notices.push(Notice {
+                device: Some(dev.name.clone()),
+                file: toml_rel.clone(),
+                line: None,
+                message: format!("file {:?} of command {:?} is outside the device folder", c.file, c.cmd),
+            });
+            continue;
+        }
+        mapped.insert(c.file.clone(), c.cmd.clone());
+    }
+    let Ok(entries) = sorted_entries(dir) else {
+        return;
+    };
+    for p in entries {
+        let fname = p
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if fname == "device.toml" || fname.starts_with('.') {
+            continue;
+        }
+        let r = rel(root, &p);
+        if !p.is_file() {
+            notices.push(Notice {
+                device: Some(dev.name.clone()),
+                file: r,
+                line: None,
+                message: "unexpected folder inside a device folder".into(),
+            });
+            continue;
+        }
+        dev.files.push(InputFile {
+            rel: r,
+            command: mapped.remove(&fname),
+            text: read_text(&p),
+        });
+    }
+    for (file, cmd) in mapped {
+        notices.push(Notice {
+            device: Some(dev.name.clone()),
+            file: toml_rel.clone(),
+            line: None,
+            message: format!("device.toml lists {file:?} for command {cmd:?} but the file is missing"),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn file_names_follow_the_contract() {
+        assert_eq!(command_file_name("ip -d -j link show"), "ip_-d_-j_link_show.txt");
+        assert_eq!(
+            command_file_name("grep -H . /sys/class/net/eth2/ecn/roce_np/enable/*"),
+            "grep_-H_.__sys_class_net_eth2_ecn_roce_np_enable__.txt"
+        );
+    }
+}

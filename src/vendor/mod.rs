@@ -1,0 +1,58 @@
+//! Platform semantics: one module per platform turns the records of its files into the model.
+//!
+//! The engine (`crate::parser`) has already split every file into records; a platform module
+//! resolves references (NX-OS class-map → policy-map → system qos → interface), applies the
+//! platform's defaults for absent lines (recorded with `default = true`), canonicalizes
+//! interface names, and reports references to things the file never defines.
+
+pub mod eos;
+pub mod linux;
+pub mod nxos;
+pub mod util;
+
+use crate::model::{Device, Src, UndefinedRef};
+use crate::parser::{Command, Parsed};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One parsed input file of a device.
+pub struct Output<'a> {
+    /// Snapshot-relative path (what findings cite).
+    pub file: Arc<str>,
+    pub cmd: &'a Command,
+    /// Placeholder values of a templated command (`if`, `dev`).
+    pub args: HashMap<String, String>,
+    pub parsed: Parsed<'a>,
+}
+
+impl Output<'_> {
+    pub fn src(&self, line: u32) -> Src {
+        Src::new(&self.file, line)
+    }
+}
+
+/// What a platform module reports besides the device it fills.
+#[derive(Debug, Default)]
+pub struct BuildNotes {
+    /// (index into the outputs slice, reference)
+    pub undefined: Vec<(usize, UndefinedRef)>,
+}
+
+/// Fill `dev` from its outputs with the platform's module.
+pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
+    match platform {
+        "nxos" => nxos::build(dev, outs),
+        "eos" => eos::build(dev, outs),
+        "linux" => linux::build(dev, outs),
+        _ => BuildNotes::default(),
+    }
+}
+
+/// Canonical interface name on a platform (used for LLDP port ids and fabric.toml links).
+pub fn canonical_ifname(platform: &str, name: &str) -> String {
+    match platform {
+        "nxos" => nxos::canonical_ifname(name),
+        "eos" => eos::canonical_ifname(name),
+        _ => name.to_string(),
+    }
+}
