@@ -3,10 +3,18 @@
 //! Pipeline: snapshot → parse (vendor-parsers + platform modules) → model → rules → report.
 //! `run()` is the whole command line; `main.rs` only turns its result into an exit code.
 
+pub mod audit;
+pub mod cli;
 pub mod device;
 pub mod embedded;
+pub mod explain;
+pub mod fabric;
+pub mod finding;
 pub mod model;
 pub mod parser;
+pub mod report;
+pub mod rules;
+pub mod schema;
 pub mod snapshot;
 pub mod vendor;
 
@@ -45,4 +53,17 @@ pub fn read_toml_dir(dir: &Path) -> Result<Vec<(String, String)>> {
         out.push((p.display().to_string(), text));
     }
     Ok(out)
+}
+
+/// The whole command line: parse arguments, run, print the error chain once on failure.
+pub fn run() -> cli::ExitStatus {
+    use clap::Parser;
+    let parsed = cli::Cli::parse();
+    match cli::run(parsed) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("fabric-audit: error: {e:#}");
+            cli::ExitStatus::Error
+        }
+    }
 }

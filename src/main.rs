@@ -1,1 +1,3 @@
-fn main() {}
+fn main() {
+    std::process::exit(fabric_audit::run() as i32);
+}

@@ -111,6 +111,21 @@ pub struct Fabric {
     pub links: Vec<Link>,
     /// Fabric policy after defaults and `fabric.toml [policy]` overrides.
     pub policy: serde_json::Map<String, serde_json::Value>,
+    /// Problems with the snapshot itself (unknown files, bad cabling-plan entries, unknown
+    /// policy keys) that PARSE/TOPO rules report.
+    pub notices: Vec<Notice>,
+}
+
+/// A problem found while reading the snapshot, outside any one device model.
+#[derive(Debug, Clone, Serialize)]
+pub struct Notice {
+    /// snapshot | plan | policy | unknown-file | collection
+    pub kind: String,
+    pub device: String,
+    pub file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    pub message: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -214,8 +229,17 @@ pub struct Interface {
     /// RDMA/RoCE facts for host netdevs backed by an RDMA device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rdma: Option<Rdma>,
-    /// Engine-computed: this port is expected to carry RoCE (see `engine::mark_roce_ports`).
+    /// Engine-computed: this port is expected to carry RoCE (see `fabric::mark_roce_ports`).
     pub roce: bool,
+    /// Engine-computed: the LLDP neighbor's system name is a device of the snapshot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lldp_in_fabric: Option<bool>,
+    /// Engine-computed: the LLDP neighbor resolved to "device:interface" (canonical names).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lldp_peer: Option<String>,
+    /// Engine-computed: the peer the cabling plan (fabric.toml) gives, as "device:interface".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub planned_peer: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -367,7 +391,7 @@ pub struct Rdma {
     pub prio_pause_counters: Field<bool>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Endpoint {
     pub device: String,
     pub interface: String,

@@ -1,0 +1,76 @@
+//! Rule documentation for `fabric-audit explain ID` and the `rules` listing.
+
+use crate::report::Format;
+use crate::rules::{Rule, RuleSet};
+use std::fmt::Write as _;
+
+pub fn render(r: &Rule) -> String {
+    let s = &r.spec;
+    let mut out = String::new();
+    let _ = writeln!(out, "{} — {}", s.id, s.title);
+    let _ = writeln!(
+        out,
+        "family {} · severity {} · scope {} · platforms {} · defined in {}:{}\n",
+        s.family,
+        s.severity,
+        s.scope,
+        s.platforms.join(", "),
+        r.file,
+        r.line
+    );
+    let _ = writeln!(out, "What it checks\n  {}\n", s.doc.what.trim().replace('\n', "\n  "));
+    let _ = writeln!(out, "Why it matters\n  {}\n", s.doc.why.trim().replace('\n', "\n  "));
+    let _ = writeln!(out, "Example of a bad config\n  {}\n", s.doc.example.trim().replace('\n', "\n  "));
+    let _ = writeln!(out, "The fix\n  {}\n", s.doc.fix.trim().replace('\n', "\n  "));
+    if !s.params.is_empty() {
+        let _ = writeln!(out, "Parameters (override in fabric.toml [policy])");
+        for (k, v) in &s.params {
+            let _ = writeln!(out, "  {k} = {v}");
+        }
+        out.push('\n');
+    }
+    if let Some(u) = &s.doc.unverified {
+        let _ = writeln!(out, "Unverified numbers\n  {}\n", u.trim().replace('\n', "\n  "));
+    }
+    if !s.doc.references.is_empty() {
+        let _ = writeln!(out, "References");
+        for r in &s.doc.references {
+            let _ = writeln!(out, "  - {r}");
+        }
+    }
+    out
+}
+
+pub fn list(rs: &RuleSet, format: Format) -> String {
+    match format {
+        Format::Json => {
+            let v: Vec<serde_json::Value> = rs
+                .rules
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "id": r.spec.id, "title": r.spec.title, "family": r.spec.family,
+                        "severity": r.spec.severity, "scope": r.spec.scope,
+                        "platforms": r.spec.platforms, "doc": r.spec.doc,
+                    })
+                })
+                .collect();
+            serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+        }
+        Format::Table => {
+            let mut t = comfy_table::Table::new();
+            t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
+            t.force_no_tty();
+            t.set_header(vec!["id", "severity", "scope", "title"]);
+            for r in &rs.rules {
+                t.add_row(vec![
+                    r.spec.id.as_str(),
+                    r.spec.severity.as_str(),
+                    r.spec.scope.as_str(),
+                    r.spec.title.as_str(),
+                ]);
+            }
+            format!("{t}\n{} rules\n", rs.rules.len())
+        }
+    }
+}

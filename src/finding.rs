@@ -1,0 +1,88 @@
+//! A finding: what a rule (or the parser, or the topology builder) says about one object.
+
+use crate::model::Endpoint;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s {
+            "info" => Some(Severity::Info),
+            "warning" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Remediation {
+    pub platform: String,
+    pub snippet: String,
+}
+
+/// Name used as `device` for findings about the fabric as a whole.
+pub const FABRIC: &str = "(fabric)";
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    pub rule: String,
+    pub severity: Severity,
+    pub title: String,
+    pub message: String,
+    pub device: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interface: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peer: Option<Endpoint>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<Location>,
+    pub evidence: serde_json::Map<String, serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remediation: Option<Remediation>,
+}
+
+impl Finding {
+    /// True for "could not decide" findings (a rule's input was unknown).
+    pub fn undecided(&self) -> bool {
+        self.evidence
+            .get("undecided")
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false)
+    }
+}
+
+/// Sort findings by device, interface, rule, then message (deterministic output).
+pub fn sort(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        crate::device::natural_cmp(&a.device, &b.device)
+            .then_with(|| {
+                crate::device::natural_cmp(
+                    a.interface.as_deref().unwrap_or(""),
+                    b.interface.as_deref().unwrap_or(""),
+                )
+            })
+            .then_with(|| a.rule.cmp(&b.rule))
+            .then_with(|| a.message.cmp(&b.message))
+    });
+}

@@ -1,0 +1,88 @@
+//! The JSON report (DESIGN.md "Reports", schema `fabric-audit/report/v1`).
+
+use crate::audit::Audit;
+use crate::finding::{Finding, Severity};
+use crate::model::{FileParse, ParseStatus};
+use serde::Serialize;
+
+pub const SCHEMA: &str = "fabric-audit/report/v1";
+
+#[derive(Serialize)]
+pub struct Report<'a> {
+    pub schema: &'static str,
+    pub tool: Tool,
+    pub summary: Summary,
+    pub findings: &'a [Finding],
+    pub parse: Vec<&'a FileParse>,
+}
+
+#[derive(Serialize)]
+pub struct Tool {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct Summary {
+    pub devices: usize,
+    pub interfaces: usize,
+    pub links: usize,
+    pub rules: usize,
+    pub findings: Counts,
+    pub parse: ParseCounts,
+}
+
+#[derive(Serialize, Default)]
+pub struct Counts {
+    pub error: usize,
+    pub warning: usize,
+    pub info: usize,
+}
+
+#[derive(Serialize, Default)]
+pub struct ParseCounts {
+    pub passed: usize,
+    pub partial: usize,
+    pub failed: usize,
+}
+
+pub fn summary(a: &Audit) -> Summary {
+    let mut findings = Counts::default();
+    for f in &a.findings {
+        match f.severity {
+            Severity::Error => findings.error += 1,
+            Severity::Warning => findings.warning += 1,
+            Severity::Info => findings.info += 1,
+        }
+    }
+    let mut parse = ParseCounts::default();
+    for p in a.fabric.devices.iter().flat_map(|d| &d.parse) {
+        match p.status {
+            ParseStatus::Passed => parse.passed += 1,
+            ParseStatus::Partial => parse.partial += 1,
+            ParseStatus::Failed => parse.failed += 1,
+        }
+    }
+    Summary {
+        devices: a.fabric.devices.len(),
+        interfaces: a.fabric.devices.iter().map(|d| d.interfaces.len()).sum(),
+        links: a.fabric.links.len(),
+        rules: a.rules,
+        findings,
+        parse,
+    }
+}
+
+pub fn render(a: &Audit) -> String {
+    let report = Report {
+        schema: SCHEMA,
+        tool: Tool {
+            name: "fabric-audit",
+            version: env!("CARGO_PKG_VERSION"),
+        },
+        summary: summary(a),
+        findings: &a.findings,
+        parse: a.fabric.devices.iter().flat_map(|d| &d.parse).collect(),
+    };
+    serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
+}

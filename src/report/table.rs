@@ -1,0 +1,122 @@
+//! The terminal report: findings grouped by device, severity coloured (unless NO_COLOR or not
+//! a terminal), then the parse status of every file that was not a clean pass.
+
+use crate::audit::Audit;
+use crate::finding::Severity;
+use crate::model::ParseStatus;
+use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use std::fmt::Write as _;
+
+fn sev_cell(s: Severity, color: bool) -> Cell {
+    let c = Cell::new(s.as_str());
+    if !color {
+        return c;
+    }
+    match s {
+        Severity::Error => c.fg(Color::Red).add_attribute(Attribute::Bold),
+        Severity::Warning => c.fg(Color::Yellow),
+        Severity::Info => c.fg(Color::Cyan),
+    }
+}
+
+pub fn render(a: &Audit, color: bool) -> String {
+    let mut out = String::new();
+    let s = super::json::summary(a);
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED);
+    table.set_content_arrangement(ContentArrangement::Dynamic);
+    table.set_width(160);
+    if color {
+        table.enforce_styling();
+    } else {
+        table.force_no_tty();
+    }
+    table.set_header(vec!["severity", "rule", "interface", "message", "source"]);
+    let mut last_dev: Option<&str> = None;
+    for f in &a.findings {
+        if last_dev != Some(f.device.as_str()) {
+            let mut c = Cell::new(format!("▸ {}", f.device));
+            if color {
+                c = c.add_attribute(Attribute::Bold);
+            }
+            table.add_row(vec![c, Cell::new(""), Cell::new(""), Cell::new(""), Cell::new("")]);
+            last_dev = Some(&f.device);
+        }
+        let iface = match (&f.interface, &f.peer) {
+            (Some(i), Some(p)) => format!("{i}\n↔ {}:{}", p.device, p.interface),
+            (Some(i), None) => i.clone(),
+            _ => String::new(),
+        };
+        let src = f
+            .source
+            .as_ref()
+            .map(|l| format!("{}:{}", l.file, l.line))
+            .unwrap_or_default();
+        table.add_row(vec![
+            sev_cell(f.severity, color),
+            Cell::new(&f.rule),
+            Cell::new(iface),
+            Cell::new(&f.message),
+            Cell::new(src),
+        ]);
+    }
+    if a.findings.is_empty() {
+        out.push_str("No findings.\n");
+    } else {
+        let _ = writeln!(out, "{table}");
+    }
+    let not_passed: Vec<_> = a
+        .fabric
+        .devices
+        .iter()
+        .flat_map(|d| &d.parse)
+        .filter(|p| p.status != ParseStatus::Passed)
+        .collect();
+    if !not_passed.is_empty() {
+        let mut t = Table::new();
+        t.load_style(UTF8_FULL_CONDENSED);
+        t.set_content_arrangement(ContentArrangement::Dynamic);
+        t.set_width(160);
+        if !color {
+            t.force_no_tty();
+        }
+        t.set_header(vec!["device", "file", "status", "detail"]);
+        for p in not_passed {
+            let detail = match &p.error {
+                Some(e) => e.clone(),
+                None => {
+                    let mut d = format!("{} unrecognized line(s)", p.unrecognized.len());
+                    if let Some(u) = p.unrecognized.first() {
+                        let _ = write!(d, ", first at line {}: {}", u.line, u.text);
+                    }
+                    if !p.undefined.is_empty() {
+                        let _ = write!(d, "; {} undefined reference(s)", p.undefined.len());
+                    }
+                    d
+                }
+            };
+            t.add_row(vec![
+                Cell::new(&p.device),
+                Cell::new(&p.file),
+                Cell::new(p.status.as_str()),
+                Cell::new(detail),
+            ]);
+        }
+        let _ = writeln!(out, "Parse status\n{t}");
+    }
+    let _ = writeln!(
+        out,
+        "{} devices, {} interfaces, {} links, {} rules: {} error(s), {} warning(s), {} info; files parsed: {} passed, {} partial, {} failed",
+        s.devices,
+        s.interfaces,
+        s.links,
+        s.rules,
+        s.findings.error,
+        s.findings.warning,
+        s.findings.info,
+        s.parse.passed,
+        s.parse.partial,
+        s.parse.failed
+    );
+    out
+}

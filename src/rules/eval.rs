@@ -1,0 +1,598 @@
+//! Running rules over the fabric model.
+//!
+//! Each rule runs once per object of its scope with a context of minijinja values built once
+//! per object (`i`, `d`, `peer`, `a`, `b`, `policy`, `param`, ...). Unknown model fields are
+//! absent from the context, so under strict undefined any use of one is an error; the engine
+//! turns that into an info finding "could not decide: <field> is not known", aggregated per
+//! device. A rule therefore never passes or fails on input it does not have.
+
+use super::{Rule, RuleSet, Scope};
+use crate::finding::{FABRIC, Finding, Location, Severity};
+use crate::model::{Device, Endpoint, Fabric, Interface, Link, with_sources};
+use minijinja::value::{Serde, Value, ValueKind};
+use minijinja::{Environment, ErrorKind};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+pub fn register_helpers(env: &mut Environment<'static>) {
+    env.add_function("outliers", outliers);
+    env.add_filter("bytes", human_bytes);
+}
+
+/// Items whose `value` attribute differs from the most common value in their `key` group.
+fn outliers(items: Value, key: String, value: String) -> Result<Value, minijinja::Error> {
+    let mut groups: BTreeMap<String, Vec<(Value, String)>> = BTreeMap::new();
+    for it in items.try_iter()? {
+        let k = it.get_attr(&key)?.to_string();
+        let v = it.get_attr(&value)?;
+        if v.is_undefined() || v.is_none() {
+            continue;
+        }
+        groups.entry(k).or_default().push((it.clone(), v.to_string()));
+    }
+    let mut out = Vec::new();
+    for (_, members) in groups {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for (_, v) in &members {
+            *counts.entry(v.as_str()).or_default() += 1;
+        }
+        let Some((&common, &n)) = counts.iter().max_by_key(|(_, c)| **c) else {
+            continue;
+        };
+        if n * 2 <= members.len() && counts.len() > 1 && n == 1 {
+            // no majority among singletons: nothing to call an outlier
+            continue;
+        }
+        for (it, v) in &members {
+            if v != common {
+                out.push(it.clone());
+            }
+        }
+    }
+    Ok(Value::from(out))
+}
+
+fn human_bytes(v: Value) -> String {
+    let Some(n) = v.as_i64().map(|n| n as f64).or_else(|| f64::try_from(v.clone()).ok()) else {
+        return v.to_string();
+    };
+    if n >= 1024.0 * 1024.0 && (n / (1024.0 * 1024.0)).fract() == 0.0 {
+        format!("{} MiB", n / (1024.0 * 1024.0))
+    } else if n >= 1024.0 && (n / 1024.0).fract() == 0.0 {
+        format!("{} KiB", n / 1024.0)
+    } else {
+        format!("{n} B")
+    }
+}
+
+/// The device as rules see it next to an interface: everything but interfaces and parse data.
+#[derive(Serialize)]
+struct DeviceHead<'a> {
+    name: &'a str,
+    platform: &'a str,
+    role: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    os_version: &'a crate::model::Field<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hostname: &'a crate::model::Field<String>,
+    is_switch: bool,
+    qos: &'a crate::model::DeviceQos,
+    platform_reason: &'a str,
+    parse: &'a [crate::model::FileParse],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: &'a Option<String>,
+}
+
+fn head(d: &Device) -> DeviceHead<'_> {
+    DeviceHead {
+        name: &d.name,
+        platform: &d.platform,
+        role: &d.role,
+        os_version: &d.os_version,
+        hostname: &d.hostname,
+        is_switch: d.is_switch,
+        qos: &d.qos,
+        platform_reason: &d.platform_reason,
+        parse: &d.parse,
+        error: &d.error,
+    }
+}
+
+/// Prepared values of one device.
+struct DevVals {
+    head: Value,
+    full: Value,
+    ifaces: Vec<Value>,
+}
+
+fn dev_vals(d: &Device) -> DevVals {
+    let head_v = Value::from(Serde(head(d)));
+    let ifaces: Vec<Value> = d.interfaces.iter().map(|i| Value::from(Serde(i))).collect();
+    let mut full: BTreeMap<String, Value> = BTreeMap::new();
+    if let Ok(it) = head_v.try_iter() {
+        for k in it {
+            if let Some(s) = k.as_str() {
+                if let Ok(v) = head_v.get_attr(s) {
+                    full.insert(s.to_string(), v);
+                }
+            }
+        }
+    }
+    full.insert("interfaces".into(), Value::from(ifaces.clone()));
+    DevVals {
+        head: head_v,
+        full: Value::from(full),
+        ifaces,
+    }
+}
+
+/// What a rule said about one object.
+enum Outcome {
+    NotApplicable,
+    Pass,
+    Fail(Vec<(Value, BTreeMap<String, Value>)>),
+    Undecided(Vec<String>, String),
+}
+
+fn undefined_path(err: &minijinja::Error) -> Option<String> {
+    if err.kind() != ErrorKind::UndefinedError {
+        return None;
+    }
+    let d = err.detail()?;
+    let start = d.find('`')?;
+    let end = d[start + 1..].find('`')?;
+    Some(d[start + 1..start + 1 + end].to_string())
+}
+
+/// Resolve a dotted path (no subscripts) in a context; true when it is undefined.
+fn path_undefined(ctx: &Value, path: &str) -> bool {
+    let mut cur = ctx.clone();
+    for seg in path.split('.') {
+        match cur.get_attr(seg) {
+            Ok(v) if !v.is_undefined() => cur = v,
+            _ => return true,
+        }
+    }
+    false
+}
+
+fn run_rule(rule: &Rule, base: &BTreeMap<String, Value>) -> Outcome {
+    let ctx = Value::from(base.clone());
+    match rule.applies.eval(&ctx) {
+        Ok(v) if v.is_true() => {}
+        _ => return Outcome::NotApplicable,
+    }
+    let mut vars = base.clone();
+    let mut lets = BTreeMap::new();
+    for (name, e) in &rule.lets {
+        let ctx = Value::from(vars.clone());
+        match e.eval(&ctx) {
+            Ok(v) if v.is_undefined() => {
+                return Outcome::Undecided(undefined_refs(e.undeclared_variables(true), &ctx), String::new());
+            }
+            Ok(v) => {
+                vars.insert(name.clone(), v.clone());
+                lets.insert(name.clone(), v);
+            }
+            Err(err) => return undecided(&err, e.undeclared_variables(true), &ctx),
+        }
+    }
+    let ctx = Value::from(vars);
+    match rule.check.eval(&ctx) {
+        Ok(v) => match v.kind() {
+            ValueKind::Undefined => {
+                Outcome::Undecided(undefined_refs(rule.check.undeclared_variables(true), &ctx), String::new())
+            }
+            ValueKind::Bool if v.is_true() => Outcome::Pass,
+            ValueKind::Bool => Outcome::Fail(vec![(Value::UNDEFINED, lets)]),
+            ValueKind::None => Outcome::Pass,
+            ValueKind::Seq | ValueKind::Iterable => {
+                let items: Vec<Value> = v.try_iter().map(|it| it.collect()).unwrap_or_default();
+                if items.is_empty() {
+                    Outcome::Pass
+                } else {
+                    Outcome::Fail(items.into_iter().map(|it| (it, lets.clone())).collect())
+                }
+            }
+            other => Outcome::Undecided(
+                vec![],
+                format!("rule check returned a {other:?}, expected a boolean or a list"),
+            ),
+        },
+        Err(err) => undecided(&err, rule.check.undeclared_variables(true), &ctx),
+    }
+}
+
+fn undefined_refs(vars: std::collections::HashSet<String>, ctx: &Value) -> Vec<String> {
+    let mut v: Vec<String> = vars.into_iter().filter(|p| path_undefined(ctx, p)).collect();
+    v.sort();
+    v
+}
+
+fn undecided(err: &minijinja::Error, vars: std::collections::HashSet<String>, ctx: &Value) -> Outcome {
+    match undefined_path(err) {
+        Some(p) => Outcome::Undecided(vec![p], String::new()),
+        None => {
+            let refs = undefined_refs(vars, ctx);
+            Outcome::Undecided(refs, format!("{err}"))
+        }
+    }
+}
+
+/// Identity of the object a rule ran on.
+struct Obj<'a> {
+    device: &'a str,
+    interface: Option<&'a str>,
+    peer: Option<Endpoint>,
+    /// Root variable name → the model object, for source lookup.
+    roots: Vec<(&'static str, &'a dyn erased::Ser)>,
+    fallback: Option<Location>,
+}
+
+mod erased {
+    /// Object-safe serialization to JSON (for provenance lookup).
+    pub trait Ser: Sync {
+        fn to_json(&self) -> serde_json::Value;
+    }
+    impl<T: serde::Serialize + Sync> Ser for T {
+        fn to_json(&self) -> serde_json::Value {
+            serde_json::to_value(self).unwrap_or(serde_json::Value::Null)
+        }
+    }
+}
+
+/// Look up the provenance of a field path such as `i.pfc.mode` or `i.queues[3].ecn.min_bytes`.
+fn source_of(obj: &Obj, path: &str) -> Option<Location> {
+    let mut segs = path.split('.');
+    let root = segs.next()?;
+    let (_, o) = obj.roots.iter().find(|(n, _)| *n == root)?;
+    let mut cur = with_sources(|| o.to_json());
+    for seg in segs {
+        let (name, idx) = match seg.split_once('[') {
+            Some((n, rest)) => (n, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (seg, None),
+        };
+        cur = cur.get(name)?.clone();
+        if let Some(i) = idx {
+            cur = cur.get(i)?.clone();
+        }
+        if cur.get("value").is_some() && cur.get("default").is_some() {
+            break;
+        }
+    }
+    let file = cur.get("file")?.as_str()?.to_string();
+    let line = cur.get("line")?.as_u64()? as u32;
+    Some(Location { file, line })
+}
+
+fn to_json(v: &Value) -> serde_json::Value {
+    serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
+}
+
+struct Pending {
+    undecided: Vec<(String, String, Option<String>, Vec<String>, String)>,
+    findings: Vec<Finding>,
+}
+
+fn record(rule: &Rule, env: &Environment, obj: &Obj, base: &BTreeMap<String, Value>, out: &mut Pending) {
+    match run_rule(rule, base) {
+        Outcome::NotApplicable | Outcome::Pass => {}
+        Outcome::Undecided(missing, err) => out.undecided.push((
+            rule.spec.id.clone(),
+            obj.device.to_string(),
+            obj.interface.map(String::from),
+            missing,
+            err,
+        )),
+        Outcome::Fail(items) => {
+            for (item, lets) in items {
+                let mut ctx = base.clone();
+                ctx.extend(lets.clone());
+                ctx.insert("item".into(), item.clone());
+                let ctxv = Value::from(ctx);
+                let attr = |k: &str| -> Option<Value> {
+                    item.get_attr(k).ok().filter(|v| !v.is_undefined() && !v.is_none())
+                };
+                let message = match attr("message") {
+                    Some(m) => m.to_string(),
+                    None => env
+                        .render_str(rule.spec.message.get_ref(), &ctxv)
+                        .unwrap_or_else(|e| format!("{} (message template failed: {e})", rule.spec.title)),
+                };
+                let severity = attr("severity")
+                    .and_then(|s| Severity::parse(&s.to_string()))
+                    .unwrap_or(rule.severity);
+                let mut evidence = serde_json::Map::new();
+                for (k, v) in &lets {
+                    evidence.insert(k.clone(), to_json(v));
+                }
+                if let Ok(keys) = item.try_iter() {
+                    if item.kind() == ValueKind::Map {
+                        for k in keys {
+                            let Some(ks) = k.as_str() else { continue };
+                            if matches!(ks, "message" | "severity" | "device" | "interface" | "source" | "file" | "line") {
+                                continue;
+                            }
+                            if let Ok(v) = item.get_attr(ks) {
+                                evidence.insert(ks.to_string(), to_json(&v));
+                            }
+                        }
+                    }
+                }
+                let source_path = attr("source").map(|s| s.to_string()).or_else(|| {
+                    rule.spec
+                        .source
+                        .as_ref()
+                        .map(|s| env.render_str(s, &ctxv).unwrap_or_else(|_| s.clone()))
+                });
+                let direct = match (attr("file"), attr("line")) {
+                    (Some(f), l) => Some(Location {
+                        file: f.to_string(),
+                        line: l.and_then(|l| l.as_i64()).unwrap_or(0) as u32,
+                    }),
+                    _ => None,
+                };
+                let source = direct
+                    .or_else(|| source_path.and_then(|p| source_of(obj, &p)))
+                    .or_else(|| obj.fallback.clone());
+                out.findings.push(Finding {
+                    rule: rule.spec.id.clone(),
+                    severity,
+                    title: rule.spec.title.clone(),
+                    message,
+                    device: attr("device").map(|v| v.to_string()).unwrap_or_else(|| obj.device.to_string()),
+                    interface: attr("interface")
+                        .map(|v| v.to_string())
+                        .or_else(|| obj.interface.map(String::from)),
+                    peer: obj.peer.clone(),
+                    source,
+                    evidence,
+                    remediation: None,
+                });
+            }
+        }
+    }
+}
+
+/// Parameters of a rule after `fabric.toml [policy]` overrides.
+fn params_of(rule: &Rule, policy: &serde_json::Map<String, serde_json::Value>) -> Value {
+    let mut m = serde_json::Map::new();
+    for (k, v) in &rule.spec.params {
+        let v = policy
+            .get(k)
+            .cloned()
+            .unwrap_or_else(|| serde_json::to_value(v).unwrap_or(serde_json::Value::Null));
+        m.insert(k.clone(), v);
+    }
+    Value::from(Serde(m))
+}
+
+/// Evaluate every rule on the fabric. Output is sorted and deterministic.
+pub fn evaluate(rs: &RuleSet, fabric: &Fabric) -> Vec<Finding> {
+    let policy = Value::from(Serde(&fabric.policy));
+    let params: Vec<Value> = rs.rules.iter().map(|r| params_of(r, &fabric.policy)).collect();
+    let vals: Vec<DevVals> = fabric.devices.par_iter().map(dev_vals).collect();
+    let dev_idx: HashMap<&str, usize> = fabric
+        .devices
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.name.as_str(), i))
+        .collect();
+    let locate = |e: &Endpoint| -> Option<(usize, usize)> {
+        let di = *dev_idx.get(e.device.as_str())?;
+        let ii = fabric.devices[di].interfaces.iter().position(|i| i.name == e.interface)?;
+        Some((di, ii))
+    };
+    // Link ends resolved to (device, interface) indices; peer map for interface scope.
+    let link_ends: Vec<Option<((usize, usize), (usize, usize))>> = fabric
+        .links
+        .iter()
+        .map(|l| Some((locate(&l.a)?, locate(&l.b)?)))
+        .collect();
+    let mut peer_of: HashMap<(usize, usize), (usize, usize, usize)> = HashMap::new();
+    for (li, e) in link_ends.iter().enumerate() {
+        if let Some((a, b)) = e {
+            peer_of.entry(*a).or_insert((b.0, b.1, li));
+            peer_of.entry(*b).or_insert((a.0, a.1, li));
+        }
+    }
+    let by_scope = |s: Scope| -> Vec<(usize, &Rule)> {
+        rs.rules.iter().enumerate().filter(|(_, r)| r.scope == s).collect()
+    };
+    let if_rules = by_scope(Scope::Interface);
+    let host_rules = by_scope(Scope::Host);
+    let dev_rules = by_scope(Scope::Device);
+    let link_rules = by_scope(Scope::Link);
+    let fabric_rules = by_scope(Scope::Fabric);
+
+    let per_device: Vec<Pending> = fabric
+        .devices
+        .par_iter()
+        .enumerate()
+        .map(|(di, d)| {
+            let mut out = Pending {
+                undecided: vec![],
+                findings: vec![],
+            };
+            let v = &vals[di];
+            for (ii, iface) in d.interfaces.iter().enumerate() {
+                let mut base: BTreeMap<String, Value> = BTreeMap::new();
+                base.insert("i".into(), v.ifaces[ii].clone());
+                base.insert("d".into(), v.head.clone());
+                base.insert("policy".into(), policy.clone());
+                let peer = peer_of.get(&(di, ii));
+                let mut roots: Vec<(&'static str, &dyn erased::Ser)> = vec![("i", iface)];
+                let mut peer_ep = None;
+                if let Some(&(pd, pi, li)) = peer {
+                    base.insert("peer".into(), vals[pd].ifaces[pi].clone());
+                    base.insert("peer_d".into(), vals[pd].head.clone());
+                    base.insert("link".into(), Value::from(Serde(&fabric.links[li])));
+                    roots.push(("peer", &fabric.devices[pd].interfaces[pi]));
+                    peer_ep = Some(Endpoint {
+                        device: fabric.devices[pd].name.clone(),
+                        interface: fabric.devices[pd].interfaces[pi].name.clone(),
+                    });
+                }
+                let obj = Obj {
+                    device: &d.name,
+                    interface: Some(&iface.name),
+                    peer: peer_ep,
+                    roots,
+                    fallback: iface.defined_at.as_ref().map(|s| Location {
+                        file: s.file.to_string(),
+                        line: s.line,
+                    }),
+                };
+                for (ri, rule) in &if_rules {
+                    base.insert("param".into(), params[*ri].clone());
+                    record(rule, rs.env, &obj, &base, &mut out);
+                }
+                if !d.is_switch && iface.rdma.is_some() {
+                    for (ri, rule) in &host_rules {
+                        base.insert("param".into(), params[*ri].clone());
+                        record(rule, rs.env, &obj, &base, &mut out);
+                    }
+                }
+            }
+            let mut base: BTreeMap<String, Value> = BTreeMap::new();
+            base.insert("d".into(), v.full.clone());
+            base.insert("policy".into(), policy.clone());
+            let obj = Obj {
+                device: &d.name,
+                interface: None,
+                peer: None,
+                roots: vec![("d", d)],
+                fallback: None,
+            };
+            for (ri, rule) in &dev_rules {
+                base.insert("param".into(), params[*ri].clone());
+                record(rule, rs.env, &obj, &base, &mut out);
+            }
+            out
+        })
+        .collect();
+
+    let per_link: Vec<Pending> = fabric
+        .links
+        .par_iter()
+        .enumerate()
+        .filter_map(|(li, l)| {
+            let ((ad, ai), (bd, bi)) = link_ends[li]?;
+            let mut out = Pending {
+                undecided: vec![],
+                findings: vec![],
+            };
+            let a: &Interface = &fabric.devices[ad].interfaces[ai];
+            let b: &Interface = &fabric.devices[bd].interfaces[bi];
+            let mut base: BTreeMap<String, Value> = BTreeMap::new();
+            base.insert("a".into(), vals[ad].ifaces[ai].clone());
+            base.insert("b".into(), vals[bd].ifaces[bi].clone());
+            base.insert("ad".into(), vals[ad].head.clone());
+            base.insert("bd".into(), vals[bd].head.clone());
+            base.insert("link".into(), Value::from(Serde(l)));
+            base.insert("policy".into(), policy.clone());
+            let obj = Obj {
+                device: &l.a.device,
+                interface: Some(&l.a.interface),
+                peer: Some(l.b.clone()),
+                roots: vec![("a", a), ("b", b), ("link", l as &Link)],
+                fallback: l.src.as_ref().map(|s| Location {
+                    file: s.file.to_string(),
+                    line: s.line,
+                }),
+            };
+            for (ri, rule) in &link_rules {
+                base.insert("param".into(), params[*ri].clone());
+                record(rule, rs.env, &obj, &base, &mut out);
+            }
+            Some(out)
+        })
+        .collect();
+
+    let mut fab = Pending {
+        undecided: vec![],
+        findings: vec![],
+    };
+    if !fabric_rules.is_empty() {
+        let mut base: BTreeMap<String, Value> = BTreeMap::new();
+        base.insert("devices".into(), Value::from(vals.iter().map(|v| v.full.clone()).collect::<Vec<_>>()));
+        base.insert(
+            "links".into(),
+            Value::from(fabric.links.iter().map(|l| Value::from(Serde(l))).collect::<Vec<_>>()),
+        );
+        base.insert("notices".into(), Value::from(Serde(&fabric.notices)));
+        base.insert("policy".into(), policy.clone());
+        let obj = Obj {
+            device: FABRIC,
+            interface: None,
+            peer: None,
+            roots: vec![],
+            fallback: None,
+        };
+        for (ri, rule) in &fabric_rules {
+            base.insert("param".into(), params[*ri].clone());
+            record(rule, rs.env, &obj, &base, &mut fab);
+        }
+    }
+
+    let mut findings = Vec::new();
+    let mut undecided = Vec::new();
+    for p in per_device.into_iter().chain(per_link).chain(std::iter::once(fab)) {
+        findings.extend(p.findings);
+        undecided.extend(p.undecided);
+    }
+    findings.extend(aggregate_undecided(rs, undecided));
+    crate::finding::sort(&mut findings);
+    findings
+}
+
+/// One info finding per (rule, device, missing fields), listing the interfaces concerned.
+fn aggregate_undecided(
+    rs: &RuleSet,
+    items: Vec<(String, String, Option<String>, Vec<String>, String)>,
+) -> Vec<Finding> {
+    let mut groups: BTreeMap<(String, String, Vec<String>, String), Vec<String>> = BTreeMap::new();
+    for (rule, dev, iface, missing, err) in items {
+        groups
+            .entry((rule, dev, missing, err))
+            .or_default()
+            .extend(iface);
+    }
+    let mut out = Vec::new();
+    for ((rule, dev, missing, err), ifaces) in groups {
+        let Some(r) = rs.get(&rule) else { continue };
+        let what = if missing.is_empty() {
+            format!("the rule could not be evaluated: {err}")
+        } else {
+            format!(
+                "{} not known (not collected, or not understood by the parser)",
+                missing.join(", ")
+            )
+        };
+        let on = match ifaces.len() {
+            0 => String::new(),
+            1 => format!(" on {}", ifaces[0]),
+            n => format!(" on {n} interfaces ({})", ifaces.join(", ")),
+        };
+        let mut evidence = serde_json::Map::new();
+        evidence.insert("undecided".into(), serde_json::Value::Bool(true));
+        evidence.insert("missing".into(), serde_json::json!(missing));
+        if ifaces.len() > 1 {
+            evidence.insert("interfaces".into(), serde_json::json!(ifaces));
+        }
+        out.push(Finding {
+            rule: rule.clone(),
+            severity: Severity::Info,
+            title: r.spec.title.clone(),
+            message: format!("could not decide{on}: {what}"),
+            device: dev,
+            interface: if ifaces.len() == 1 { Some(ifaces[0].clone()) } else { None },
+            peer: None,
+            source: None,
+            evidence,
+            remediation: None,
+        });
+    }
+    out
+}

@@ -1,0 +1,171 @@
+//! The field names rules may use, derived from a fully populated model value.
+//!
+//! A rule that names a field the model does not have (`i.pfc.prio` for `i.pfc.priorities`) is
+//! rejected at load time with its file:line, instead of silently never firing.
+
+use crate::model::*;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+fn s<T>(v: T) -> Field<T> {
+    let file: Arc<str> = Arc::from("schema");
+    known(v, &Src::new(&file, 1))
+}
+
+/// An interface with every optional field set.
+pub fn full_interface() -> Interface {
+    let mut i = Interface::new("Ethernet1/1", "ethernet");
+    i.defined_at = Some(Src::new(&Arc::from("schema"), 1));
+    i.admin_up = s(true);
+    i.oper_up = s(true);
+    i.speed_gbps = s(100.0);
+    i.mtu = s(9216);
+    i.mtu_raw = s(9216);
+    i.lag_members = vec!["x".into()];
+    i.lag_parent = Some("x".into());
+    i.switchport = s(false);
+    i.trust = s("dscp".into());
+    i.dscp_to_tc = s(vec![0; 64]);
+    i.tc_to_queue = s(vec![0; 8]);
+    i.tc_to_pg = s(vec![0; 8]);
+    i.tc_to_pfc_priority = s(vec![0; 8]);
+    i.dscp_rewrites = s(vec![]);
+    i.pfc = Pfc {
+        mode: s("on".into()),
+        priorities: s(vec![3]),
+        rx: s(true),
+        tx: s(true),
+    };
+    i.link_pause = LinkPause {
+        rx: s(false),
+        tx: s(false),
+    };
+    for q in i.queues.iter_mut() {
+        q.scheduler = s("dwrr".into());
+        q.weight_pct = s(50.0);
+        q.wred_drop = s(false);
+        q.ecn = Ecn {
+            enabled: s(true),
+            min_bytes: s(1),
+            max_bytes: s(2),
+            max_probability_pct: s(100.0),
+        };
+    }
+    for p in i.pgs.iter_mut() {
+        p.headroom_bytes = s(1);
+        p.xoff_bytes = s(1);
+        p.xon_bytes = s(1);
+        p.size_bytes = s(1);
+        p.pool = s("x".into());
+        p.lossless = s(true);
+    }
+    i.cable_m = s(3.0);
+    i.watchdog = Watchdog {
+        enabled: s(true),
+        detect_ms: s(1.0),
+        restore_ms: s(1.0),
+        poll_ms: s(1.0),
+        action: s("drop".into()),
+    };
+    i.lldp_neighbor = Some(LldpNeighbor {
+        device: "x".into(),
+        port: "x".into(),
+        src: None,
+    });
+    i.rdma = Some(Rdma {
+        device: "mlx5_0".into(),
+        port: 1,
+        state: s("ACTIVE".into()),
+        roce_mode: s("RoCE v2".into()),
+        roce_tos: s(106),
+        cnp_dscp: s(48),
+        cnp_prio: s(6),
+        np_enable: s(vec![true; 8]),
+        rp_enable: s(vec![true; 8]),
+        active_mtu: s(4096),
+        link_layer: s("Ethernet".into()),
+        dcbx_mode: s("OS controlled".into()),
+        prio_to_buffer: s(vec![0; 8]),
+        buffer_size: s(vec![0; 8]),
+        prio_to_tc: s(vec![0; 8]),
+        tc_tsa: s(vec!["ets".into(); 8]),
+        tc_bw: s(vec![0; 8]),
+        pfc_prevention_ms: s(100),
+        prio_pause_counters: s(true),
+    });
+    i.lldp_in_fabric = Some(true);
+    i.lldp_peer = Some("x:y".into());
+    i.planned_peer = Some("x:y".into());
+    i
+}
+
+/// A device with every optional field set (interfaces hold one full interface).
+pub fn full_device() -> Device {
+    Device {
+        name: "x".into(),
+        platform: "nxos".into(),
+        role: "leaf".into(),
+        os_version: s("x".into()),
+        hostname: s("x".into()),
+        is_switch: true,
+        interfaces: vec![full_interface()],
+        qos: DeviceQos {
+            nodrop_class_mtu: s(9216),
+            lossless_pool_bytes: s(1),
+            headroom_pool_bytes: s(1),
+            policies: vec![],
+        },
+        platform_reason: "x".into(),
+        parse: vec![],
+        error: Some("x".into()),
+    }
+}
+
+pub fn full_link() -> Link {
+    Link {
+        a: Endpoint {
+            device: "a".into(),
+            interface: "x".into(),
+        },
+        b: Endpoint {
+            device: "b".into(),
+            interface: "y".into(),
+        },
+        source: "both".into(),
+        one_sided: false,
+        cable_m: Some(3.0),
+        src: None,
+    }
+}
+
+/// All dotted paths of a JSON value; arrays contribute their own path only, except arrays of
+/// objects whose element paths are added as `path[]...` (for documentation).
+pub fn paths(v: &serde_json::Value, prefix: &str, out: &mut BTreeSet<String>) {
+    if !prefix.is_empty() {
+        out.insert(prefix.to_string());
+    }
+    if let serde_json::Value::Object(m) = v {
+        for (k, x) in m {
+            let p = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            paths(x, &p, out);
+        }
+    }
+}
+
+/// The valid paths under a root variable for a model type (interface, device, link).
+pub fn type_paths(kind: &str) -> BTreeSet<String> {
+    let v = match kind {
+        "interface" => serde_json::to_value(full_interface()),
+        "device" => serde_json::to_value(full_device()),
+        "link" => serde_json::to_value(full_link()),
+        _ => Ok(serde_json::Value::Null),
+    }
+    .unwrap_or(serde_json::Value::Null);
+    let mut out = BTreeSet::new();
+    paths(&v, "", &mut out);
+    out
+}
