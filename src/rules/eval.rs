@@ -15,9 +15,106 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
+/// Functions rules may call beside minijinja's builtins.
+pub const HELPERS: &[&str] = &[
+    "outliers",
+    "headroom_required",
+    "roce_queue_settings",
+    "range",
+    "dict",
+    "namespace",
+];
+
 pub fn register_helpers(env: &mut Environment<'static>) {
     env.add_function("outliers", outliers);
+    env.add_function("headroom_required", headroom_required);
+    env.add_function("roce_queue_settings", roce_queue_settings);
     env.add_filter("bytes", human_bytes);
+    env.add_filter("enabled_indices", enabled_indices);
+}
+
+/// Indices of the true entries of a list of booleans (per-priority enables → priorities).
+fn enabled_indices(v: Value) -> Result<Value, minijinja::Error> {
+    let mut out = Vec::new();
+    for (i, x) in v.try_iter()?.enumerate() {
+        if x.is_true() {
+            out.push(Value::from(i));
+        }
+    }
+    Ok(Value::from(out))
+}
+
+/// IEEE 802.1Qbb worst-case PFC headroom in bytes for a port speed (Gb/s), cable length (m)
+/// and MTU (bytes), per RULES-CATALOG.md BUF001 (component delays quoted from 802.1Qbb/802.3
+/// by a secondary source [S S28]; summing them is a design choice [I]).
+fn headroom_required(speed_gbps: f64, cable_m: f64, mtu: f64) -> f64 {
+    // Upper-bound interface and response delays in bit times, by speed.
+    const INTF: &[(f64, f64)] = &[(10.0, 8192.0), (40.0, 24576.0), (100.0, 122880.0)];
+    const RESP: &[(f64, f64)] = &[
+        (10.0, 30720.0),
+        (25.0, 40960.0),
+        (40.0, 60416.0),
+        (100.0, 201728.0),
+        (400.0, 463360.0),
+    ];
+    // Use the value of the nearest listed speed at or above this one; above the table, scale
+    // the largest entry with the speed (bit times grow with the rate) — conservative.
+    let pick = |t: &[(f64, f64)]| -> f64 {
+        for &(s, v) in t {
+            if speed_gbps <= s {
+                return v;
+            }
+        }
+        let (s, v) = t[t.len() - 1];
+        v * speed_gbps / s
+    };
+    let max_frame = mtu * 8.0 + 160.0;
+    let pause = 672.0;
+    let cable = cable_m * 5e-9 * speed_gbps * 1e9;
+    let bits = max_frame + pause + 2.0 * pick(INTF) + 2.0 * cable + pick(RESP) + max_frame;
+    (bits / 8.0).ceil()
+}
+
+/// Every RoCE switch port's ECN setting on the queue of traffic class `tc`, grouped by tier
+/// (role and speed), for consistency checks across devices (ECN008).
+fn roce_queue_settings(devices: Value, tc: usize) -> Result<Value, minijinja::Error> {
+    let mut out = Vec::new();
+    for d in devices.try_iter()? {
+        if !d.get_attr("is_switch")?.is_true() {
+            continue;
+        }
+        let role = d.get_attr("role")?.to_string();
+        for i in d.get_attr("interfaces")?.try_iter()? {
+            if !i.get_attr("roce")?.is_true() {
+                continue;
+            }
+            let q = i
+                .get_attr("tc_to_queue")
+                .and_then(|m| m.get_item_by_index(tc))
+                .ok()
+                .filter(|v| !v.is_undefined());
+            let Some(q) = q.and_then(|q| q.as_usize()) else { continue };
+            let Ok(ecn) = i
+                .get_attr("queues")
+                .and_then(|qs| qs.get_item_by_index(q))
+                .and_then(|qv| qv.get_attr("ecn"))
+            else {
+                continue;
+            };
+            let get = |k: &str| ecn.get_attr(k).ok().filter(|v| !v.is_undefined());
+            let (Some(min), Some(max)) = (get("min_bytes"), get("max_bytes")) else { continue };
+            let p = get("max_probability_pct").map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+            let speed = i.get_attr("speed_gbps").ok().filter(|v| !v.is_undefined());
+            let speed = speed.map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+            let mut m = BTreeMap::new();
+            m.insert("device", d.get_attr("name")?);
+            m.insert("interface", i.get_attr("name")?);
+            m.insert("group", Value::from(format!("{role}/{speed}G")));
+            m.insert("setting", Value::from(format!("min {min} B, max {max} B, pmax {p}%")));
+            out.push(Value::from(m));
+        }
+    }
+    Ok(Value::from(out))
 }
 
 /// Items whose `value` attribute differs from the most common value in their `key` group.
@@ -326,12 +423,21 @@ fn record(rule: &Rule, env: &Environment, obj: &Obj, base: &BTreeMap<String, Val
                         .as_ref()
                         .map(|s| env.render_str(s, &ctxv).unwrap_or_else(|_| s.clone()))
                 });
-                let direct = match (attr("file"), attr("line")) {
-                    (Some(f), l) => Some(Location {
+                // Items may name their own source: `file` + `line`, or a parse entry whose first
+                // unrecognized line / undefined reference gives the line.
+                let first_line = |k: &str| -> Option<i64> {
+                    attr(k)?.get_item_by_index(0).ok()?.get_attr("line").ok()?.as_i64()
+                };
+                let direct = match attr("file") {
+                    Some(f) => Some(Location {
                         file: f.to_string(),
-                        line: l.and_then(|l| l.as_i64()).unwrap_or(0) as u32,
+                        line: attr("line")
+                            .and_then(|l| l.as_i64())
+                            .or_else(|| first_line("unrecognized"))
+                            .or_else(|| first_line("undefined"))
+                            .unwrap_or(0) as u32,
                     }),
-                    _ => None,
+                    None => None,
                 };
                 let source = direct
                     .or_else(|| source_path.and_then(|p| source_of(obj, &p)))

@@ -396,6 +396,12 @@ fn compile(
     })
 }
 
+/// Methods minijinja values offer that may follow a field name.
+const METHODS: &[&str] = &[
+    "startswith", "endswith", "lower", "upper", "split", "strip", "replace", "items", "keys",
+    "values", "count", "get",
+];
+
 /// Why a dotted variable path is not valid in this rule, if it is not.
 fn check_path(
     var: &str,
@@ -405,9 +411,22 @@ fn check_path(
     let mut parts = var.splitn(2, '.');
     let root = parts.next().unwrap_or("");
     let rest = parts.next();
-    if locals.contains(root) {
+    if locals.contains(root) || eval::HELPERS.contains(&root) {
         return None;
     }
+    // Method calls on a value (`d.platform_reason.startswith('x')`).
+    let var = match var.rsplit_once('.') {
+        Some((head, m)) if METHODS.contains(&m) => head,
+        _ => var,
+    };
+    let rest = rest.map(|r| {
+        r.rsplit_once('.')
+            .filter(|(_, m)| METHODS.contains(m))
+            .map(|(h, _)| h)
+            .unwrap_or(if METHODS.contains(&r) && var == root { "" } else { r })
+    });
+    let rest = rest.filter(|r| !r.is_empty());
+    let _ = var;
     let Some(fields) = known.get(root) else {
         let mut roots: Vec<&str> = known.keys().map(|s| s.as_str()).collect();
         roots.extend(locals.iter().map(|s| s.as_str()));

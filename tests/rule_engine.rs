@@ -1,0 +1,305 @@
+//! The rule engine on hand-built models: every rule passes on a correct fabric, fires on the
+//! fault it describes, and says "could not decide" (info) when its input is unknown.
+
+use fabric_audit::audit::load_rules;
+use fabric_audit::finding::{Finding, Severity};
+use fabric_audit::model::*;
+use std::sync::Arc;
+
+fn src() -> Src {
+    Src::new(&Arc::from("configs/leaf1.cfg"), 10)
+}
+fn k<T>(v: T) -> Field<T> {
+    known(v, &src())
+}
+
+fn switch_port(name: &str) -> Interface {
+    let mut i = Interface::new(name, "ethernet");
+    i.defined_at = Some(src());
+    i.admin_up = k(true);
+    i.speed_gbps = k(100.0);
+    i.mtu = k(9216);
+    i.mtu_raw = k(9216);
+    i.trust = k("dscp".into());
+    let mut map = vec![0u8; 64];
+    map[26] = 3;
+    map[48] = 6;
+    i.dscp_to_tc = k(map);
+    i.tc_to_queue = k((0..8).collect());
+    i.tc_to_pg = k((0..8).collect());
+    i.tc_to_pfc_priority = k((0..8).collect());
+    i.dscp_rewrites = k(vec![]);
+    i.pfc = Pfc { mode: k("on".into()), priorities: k(vec![3]), rx: k(true), tx: k(true) };
+    i.link_pause = LinkPause { rx: k(false), tx: k(false) };
+    for q in i.queues.iter_mut() {
+        q.scheduler = k("dwrr".into());
+        q.ecn.enabled = k(false);
+        q.wred_drop = k(false);
+    }
+    i.queues[0].weight_pct = k(40.0);
+    i.queues[3].weight_pct = k(60.0);
+    i.queues[3].ecn = Ecn { enabled: k(true), min_bytes: k(153600), max_bytes: k(1536000), max_probability_pct: k(100.0) };
+    i.queues[6].scheduler = k("strict".into());
+    i.pgs[3] = PriorityGroup {
+        id: 3,
+        headroom_bytes: k(90000),
+        xoff_bytes: k(2_000_000),
+        xon_bytes: k(1_900_000),
+        size_bytes: k(2_090_000),
+        pool: k("no-drop".into()),
+        lossless: k(true),
+    };
+    i.watchdog = Watchdog { enabled: k(true), detect_ms: k(200.0), restore_ms: k(400.0), poll_ms: k(100.0), action: k("drop".into()) };
+    i
+}
+
+fn host_nic(name: &str) -> Interface {
+    let mut i = Interface::new(name, "ethernet");
+    i.admin_up = k(true);
+    i.oper_up = k(true);
+    i.speed_gbps = k(100.0);
+    i.mtu = k(9000);
+    i.mtu_raw = k(9000);
+    i.trust = k("dscp".into());
+    i.dscp_to_tc = k((0..64u8).map(|d| d >> 3).collect());
+    i.pfc = Pfc { mode: k("on".into()), priorities: k(vec![3]), rx: k(true), tx: k(true) };
+    i.link_pause = LinkPause { rx: k(false), tx: k(false) };
+    i.cable_m = k(7.0);
+    i.rdma = Some(Rdma {
+        device: "mlx5_0".into(),
+        port: 1,
+        state: k("ACTIVE".into()),
+        roce_mode: k("RoCE v2".into()),
+        roce_tos: k(106),
+        cnp_dscp: k(48),
+        cnp_prio: k(6),
+        np_enable: k(vec![false, false, false, true, false, false, false, false]),
+        rp_enable: k(vec![false, false, false, true, false, false, false, false]),
+        active_mtu: k(4096),
+        link_layer: k("Ethernet".into()),
+        dcbx_mode: k("OS controlled".into()),
+        prio_to_buffer: k(vec![0, 0, 0, 1, 0, 0, 0, 0]),
+        buffer_size: k(vec![130944, 130944, 0, 0, 0, 0, 0, 0]),
+        prio_to_tc: k((0..8).collect()),
+        tc_tsa: k(vec!["ets".into(); 8]),
+        tc_bw: k(vec![0, 0, 0, 50, 0, 0, 0, 50]),
+        pfc_prevention_ms: k(100),
+        prio_pause_counters: k(true),
+    });
+    i
+}
+
+fn fabric() -> Fabric {
+    let mut leaf = Device {
+        name: "leaf1".into(),
+        platform: "nxos".into(),
+        role: "leaf".into(),
+        is_switch: true,
+        platform_reason: "fabric.toml".into(),
+        ..Default::default()
+    };
+    leaf.qos.nodrop_class_mtu = k(9216);
+    leaf.interfaces = vec![switch_port("Ethernet1/1"), switch_port("Ethernet1/2")];
+    let mut host = Device {
+        name: "gpu01".into(),
+        platform: "linux".into(),
+        role: "host".into(),
+        platform_reason: "device.toml".into(),
+        ..Default::default()
+    };
+    host.interfaces = vec![host_nic("eth2")];
+    let rules = load_rules(None).unwrap();
+    let mut f = Fabric {
+        devices: vec![leaf, host],
+        links: vec![Link {
+            a: Endpoint { device: "gpu01".into(), interface: "eth2".into() },
+            b: Endpoint { device: "leaf1".into(), interface: "Ethernet1/1".into() },
+            source: "fabric.toml".into(),
+            one_sided: false,
+            cable_m: Some(3.0),
+            src: None,
+        }],
+        policy: rules.policy_defaults.clone(),
+        notices: vec![],
+    };
+    fabric_audit::fabric::mark_roce_ports(&mut f.devices);
+    f
+}
+
+fn run(f: &Fabric) -> Vec<Finding> {
+    let rules = load_rules(None).unwrap();
+    fabric_audit::rules::eval::evaluate(&rules, f)
+}
+
+fn fired<'a>(fs: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
+    fs.iter().filter(|f| f.rule == rule && !f.undecided()).collect()
+}
+
+#[test]
+fn correct_fabric_is_clean() {
+    let fs = run(&fabric());
+    let bad: Vec<_> = fs.iter().filter(|f| f.severity > Severity::Info || f.undecided()).collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+fn expect_fires(rule: &str, mutate: impl FnOnce(&mut Fabric)) -> Vec<Finding> {
+    let mut f = fabric();
+    mutate(&mut f);
+    fabric_audit::fabric::mark_roce_ports(&mut f.devices);
+    let fs = run(&f);
+    let hits: Vec<Finding> = fired(&fs, rule).into_iter().cloned().collect();
+    assert!(!hits.is_empty(), "{rule} did not fire; findings: {fs:#?}");
+    hits
+}
+
+fn sw(f: &mut Fabric) -> &mut Interface {
+    &mut f.devices[0].interfaces[0]
+}
+fn nic(f: &mut Fabric) -> &mut Interface {
+    &mut f.devices[1].interfaces[0]
+}
+
+#[test]
+fn pfc_rules_fire() {
+    let h = expect_fires("PFC001", |f| sw(f).pfc.priorities = k(vec![]));
+    assert_eq!(h[0].severity, Severity::Error);
+    assert_eq!(h[0].interface.as_deref(), Some("Ethernet1/1"));
+    assert_eq!(h[0].source.as_ref().map(|s| s.line), Some(10));
+    expect_fires("PFC002", |f| sw(f).pfc.priorities = k(vec![3, 4, 6]));
+    let h = expect_fires("PFC003", |f| sw(f).pfc.mode = default_of("auto".into(), None));
+    assert!(h[0].message.contains("auto"), "{}", h[0].message);
+    expect_fires("PFC003", |f| nic(f).link_pause.rx = k(true));
+    expect_fires("PFC004", |f| nic(f).pfc.priorities = k(vec![3, 4]));
+    expect_fires("PFC005", |f| {
+        let i = sw(f);
+        i.lag_parent = Some("port-channel10".into());
+        i.pfc.priorities = k(vec![]);
+    });
+    expect_fires("PFC006", |f| sw(f).pfc.rx = k(false));
+    expect_fires("PFC007", |f| {
+        let n = nic(f);
+        n.rdma.as_mut().unwrap().dcbx_mode = k("firmware".into());
+        n.pfc.priorities = k(vec![4]);
+    });
+    expect_fires("PFC008", |f| sw(f).tc_to_pfc_priority = k(vec![0, 1, 2, 4, 4, 5, 6, 7]));
+}
+
+#[test]
+fn ecn_rules_fire() {
+    expect_fires("ECN001", |f| sw(f).queues[3].ecn.enabled = k(false));
+    expect_fires("ECN002", |f| sw(f).queues[3].ecn.min_bytes = k(3_000_000));
+    let h = expect_fires("ECN003", |f| sw(f).queues[3].ecn.max_probability_pct = k(0.0));
+    assert_eq!(h[0].severity, Severity::Error);
+    let h = expect_fires("ECN003", |f| sw(f).queues[3].ecn.max_probability_pct = k(7.0));
+    assert_eq!(h[0].severity, Severity::Warning);
+    let h = expect_fires("ECN004", |f| sw(f).pgs[3].xoff_bytes = k(100_000));
+    assert_eq!(h.len(), 2, "{h:#?}");
+    expect_fires("ECN005", |f| nic(f).rdma.as_mut().unwrap().np_enable = k(vec![false; 8]));
+    expect_fires("ECN006", |f| nic(f).rdma.as_mut().unwrap().roce_tos = k(104));
+    expect_fires("ECN007", |f| sw(f).queues[3].wred_drop = k(true));
+    expect_fires("ECN008", |f| {
+        let mut other = f.devices[0].clone();
+        other.name = "leaf2".into();
+        let mut third = f.devices[0].clone();
+        third.name = "leaf3".into();
+        third.interfaces[0].queues[3].ecn.min_bytes = k(300_000);
+        f.devices.push(other);
+        f.devices.push(third);
+    });
+}
+
+#[test]
+fn dscp_mtu_rules_fire() {
+    expect_fires("DSCP001", |f| nic(f).trust = k("pcp".into()));
+    expect_fires("DSCP002", |f| sw(f).dscp_to_tc = k(vec![0; 64]));
+    expect_fires("DSCP003", |f| {
+        let mut m = vec![0u8; 64];
+        m[26] = 3;
+        sw(f).dscp_to_tc = k(m);
+    });
+    expect_fires("DSCP004", |f| nic(f).rdma.as_mut().unwrap().cnp_dscp = k(4));
+    expect_fires("DSCP005", |f| nic(f).rdma.as_mut().unwrap().roce_tos = k(0));
+    expect_fires("DSCP006", |f| sw(f).dscp_rewrites = k(vec![26]));
+    expect_fires("DSCP008", |f| sw(f).trust = k("pcp".into()));
+    expect_fires("MTU001", |f| sw(f).mtu = k(1500));
+    expect_fires("MTU002", |f| nic(f).mtu = k(1500));
+    expect_fires("MTU003", |f| f.devices[0].interfaces[1].mtu = k(1500));
+    expect_fires("MTU004", |f| nic(f).rdma.as_mut().unwrap().active_mtu = k(1024));
+    expect_fires("MTU005", |f| f.devices[0].qos.nodrop_class_mtu = k(2240));
+}
+
+#[test]
+fn buf_wdg_sched_host_rules_fire() {
+    let h = expect_fires("BUF001", |f| sw(f).pgs[3].headroom_bytes = k(20000));
+    assert!(h[0].message.contains("75117") || h[0].message.contains("needs"), "{}", h[0].message);
+    expect_fires("BUF002", |f| sw(f).pgs[3].lossless = k(false));
+    expect_fires("BUF003", |f| f.links[0].cable_m = Some(30.0));
+    expect_fires("BUF004", |f| sw(f).pgs[3].xon_bytes = k(2_100_000));
+    expect_fires("WDG001", |f| sw(f).watchdog.enabled = k(false));
+    expect_fires("WDG002", |f| sw(f).watchdog.detect_ms = k(50.0));
+    expect_fires("WDG003", |f| sw(f).watchdog.action = k("alert".into()));
+    expect_fires("WDG004", |f| nic(f).rdma.as_mut().unwrap().pfc_prevention_ms = k(8000));
+    expect_fires("SCHED001", |f| sw(f).queues[6].scheduler = k("dwrr".into()));
+    expect_fires("SCHED002", |f| sw(f).queues[3].weight_pct = k(20.0));
+    expect_fires("SCHED003", |f| sw(f).queues[0].weight_pct = k(80.0));
+    expect_fires("SCHED004", |f| {
+        let r = nic(f).rdma.as_mut().unwrap();
+        r.tc_tsa = k(vec!["ets".into(), "ets".into(), "ets".into(), "strict".into(), "ets".into(), "ets".into(), "ets".into(), "ets".into()]);
+    });
+    expect_fires("HOST001", |f| nic(f).rdma.as_mut().unwrap().roce_mode = k("IB/RoCE v1".into()));
+    expect_fires("HOST008", |f| nic(f).link_pause.tx = k(true));
+}
+
+#[test]
+fn unknown_input_is_undecided_never_pass_or_fail() {
+    let mut f = fabric();
+    sw(&mut f).pfc.priorities = None;
+    nic(&mut f).rdma.as_mut().unwrap().roce_mode = None;
+    let fs = run(&f);
+    let pfc: Vec<_> = fs.iter().filter(|x| x.rule == "PFC001").collect();
+    assert_eq!(pfc.len(), 1, "{pfc:#?}");
+    assert_eq!(pfc[0].severity, Severity::Info);
+    assert!(pfc[0].undecided());
+    assert!(pfc[0].message.contains("i.pfc.priorities"), "{}", pfc[0].message);
+    let host: Vec<_> = fs.iter().filter(|x| x.rule == "HOST001").collect();
+    assert_eq!(host.len(), 1);
+    assert!(host[0].undecided() && host[0].message.contains("roce_mode"), "{}", host[0].message);
+}
+
+#[test]
+fn headroom_formula_matches_the_catalog() {
+    // RULES-CATALOG.md BUF001 worked numbers: 100G, MTU 9216 → 75,117 B @5 m, 111,992 B @300 m.
+    let rules = load_rules(None).unwrap();
+    let e = rules.env.compile_expression("headroom_required(100, 5, 9216)").unwrap();
+    assert_eq!(e.eval(()).unwrap().to_string(), "75117.0");
+    let e = rules.env.compile_expression("headroom_required(100, 300, 9216)").unwrap();
+    assert_eq!(e.eval(()).unwrap().to_string(), "111992.0");
+}
+
+#[test]
+fn rule_with_unknown_field_is_a_load_error_with_line() {
+    let dir = std::env::temp_dir().join(format!("fa-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = r#"
+[[rule]]
+id = "PFC901"
+title = "typo"
+family = "PFC"
+severity = "error"
+scope = "interface"
+platforms = ["nxos"]
+check = "i.pfc.prioritys | length > 0"
+message = "x"
+[rule.doc]
+what = "x"
+why = "x"
+example = "x"
+fix = "x"
+"#;
+    std::fs::write(dir.join("bad.toml"), bad).unwrap();
+    let err = load_rules(Some(&dir)).err().expect("typo must be rejected");
+    let msg = format!("{err:#}");
+    assert!(msg.contains("bad.toml:9"), "{msg}");
+    assert!(msg.contains("i.pfc.prioritys") && msg.contains("priorities"), "{msg}");
+    std::fs::remove_dir_all(&dir).ok();
+}
