@@ -136,6 +136,44 @@ fn literal_prefix(re: &str) -> String {
     out
 }
 
+/// The bytes an anchored regex can start with, when that is easy to tell (`^\d`, `^[...]`
+/// of plain characters and ranges); `None` means any byte.
+fn first_bytes(re: &str) -> Option<Vec<u8>> {
+    let rest = re.strip_prefix('^')?;
+    if rest.starts_with("\\d") {
+        return Some((b'0'..=b'9').collect());
+    }
+    let class = rest.strip_prefix('[')?;
+    if class.starts_with('^') {
+        return None;
+    }
+    let end = class.find(']')?;
+    let body = class[..end].as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < body.len() {
+        match body[i] {
+            b'\\' => {
+                match body.get(i + 1) {
+                    Some(b'd') => out.extend(b'0'..=b'9'),
+                    Some(&c) if !c.is_ascii_alphanumeric() => out.push(c),
+                    _ => return None,
+                }
+                i += 2;
+            }
+            a if body.get(i + 1) == Some(&b'-') && i + 2 < body.len() => {
+                out.extend(a..=body[i + 2]);
+                i += 3;
+            }
+            c => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    Some(out)
+}
+
 fn template_matcher(cmd: &str) -> Result<Regex, String> {
     let mut re = String::from("^");
     let mut rest = cmd;
@@ -463,8 +501,11 @@ impl Command {
             match p.prefix.as_bytes().first() {
                 Some(&b) => dispatch[b as usize].push(i as u16),
                 None => {
-                    for d in dispatch.iter_mut() {
-                        d.push(i as u16);
+                    let first = first_bytes(p.regex.as_str());
+                    for (b, d) in dispatch.iter_mut().enumerate() {
+                        if first.as_ref().is_none_or(|set| set.contains(&(b as u8))) {
+                            d.push(i as u16);
+                        }
                     }
                 }
             }
@@ -727,6 +768,14 @@ impl<'t> Parsed<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn first_byte_sets() {
+        assert_eq!(first_bytes(r"^\d+ packets").map(|v| v.len()), Some(10));
+        assert_eq!(first_bytes(r"^[A-Ca]x"), Some(vec![b'A', b'B', b'C', b'a']));
+        assert_eq!(first_bytes(r"^(a|b)"), None);
+        assert_eq!(first_bytes(r"^[^a]"), None);
+    }
 
     #[test]
     fn literal_prefixes() {

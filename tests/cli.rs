@@ -1,0 +1,161 @@
+//! The command line end to end: real binary, real files, exit codes, bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
+}
+
+/// A scratch folder removed on drop.
+pub struct Scratch(pub PathBuf);
+impl Scratch {
+    pub fn new(tag: &str) -> Scratch {
+        let p = std::env::temp_dir().join(format!("fa-{tag}-{}-{:?}", std::process::id(), std::thread::current().id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Scratch(p)
+    }
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.0.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, content).unwrap();
+        p
+    }
+}
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn audit_json(snap: &Path, extra: &[&str]) -> (Output, serde_json::Value) {
+    let out = bin()
+        .arg("audit")
+        .arg(snap)
+        .args(["--format", "json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out, v)
+}
+
+fn findings<'a>(v: &'a serde_json::Value, rule: &str) -> Vec<&'a serde_json::Value> {
+    v["findings"]
+        .as_array()
+        .map(|a| a.iter().filter(|f| f["rule"] == rule).collect())
+        .unwrap_or_default()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn snapshot_that_is_a_file_is_a_clear_error() {
+    let s = Scratch::new("notdir");
+    let f = s.write("snap.txt", "hello");
+    let out = bin().arg("audit").arg(&f).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is not a folder"), "{}", stderr(&out));
+    let out = bin().arg("audit").arg(s.0.join("missing")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+}
+
+#[test]
+fn empty_snapshot_folder_is_a_clear_error() {
+    let s = Scratch::new("emptysnap");
+    let out = bin().arg("audit").arg(&s.0).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("nothing to audit"), "{}", stderr(&out));
+}
+
+#[test]
+fn malformed_fabric_toml_names_file_and_line() {
+    let s = Scratch::new("badfabric");
+    s.write("configs/leaf1.cfg", "hostname leaf1\n");
+    s.write("fabric.toml", "[policy]\nmtu = 9000\n[[device]]\nname = \"leaf1\"\nplatfrom = \"nxos\"\n");
+    let out = bin().arg("audit").arg(&s.0).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(e.contains("fabric.toml:5"), "{e}");
+    assert!(e.contains("platfrom"), "{e}");
+}
+
+#[test]
+fn empty_and_binary_files_are_parse_findings_not_panics() {
+    let s = Scratch::new("garbage");
+    s.write("fabric.toml", "[[device]]\nname = \"leaf1\"\nplatform = \"nxos\"\n[[device]]\nname = \"leaf2\"\nplatform = \"eos\"\n[[device]]\nname = \"leaf3\"\nplatform = \"nxos\"\n");
+    s.write("configs/leaf1.cfg", "");
+    s.write("configs/leaf2.cfg", [0u8, 159, 146, 150, 0, 1, 2, 255, 254, 10, 10]);
+    s.write("configs/leaf3.cfg", "interface Ethernet1/1\n  mtu 9216\n\0\0\0garbage\n");
+    let (out, v) = audit_json(&s.0, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let parse3 = findings(&v, "PARSE003");
+    let devices: Vec<&str> = parse3.iter().filter_map(|f| f["device"].as_str()).collect();
+    assert_eq!(devices, vec!["leaf1", "leaf2", "leaf3"], "{v:#}");
+    assert!(parse3[0]["message"].as_str().unwrap().contains("empty"));
+    assert!(parse3[1]["message"].as_str().unwrap().contains("UTF-8"));
+    assert!(parse3[2]["message"].as_str().unwrap().contains("binary"));
+    for p in v["parse"].as_array().unwrap() {
+        assert_eq!(p["status"], "failed");
+    }
+}
+
+#[test]
+fn unknown_platform_and_unknown_files_are_reported() {
+    let s = Scratch::new("unknownplat");
+    s.write("configs/mystery.cfg", "this is not any vendor's configuration\nat all\n");
+    s.write("devices/gpu01/device.toml", "platform = \"linux\"\n");
+    s.write("devices/gpu01/notes.txt", "hand-written notes\n");
+    let (out, v) = audit_json(&s.0, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let p4 = findings(&v, "PARSE004");
+    assert_eq!(p4.len(), 1, "{v:#}");
+    assert_eq!(p4[0]["device"], "mystery");
+    let p5 = findings(&v, "PARSE005");
+    assert!(
+        p5.iter().any(|f| f["device"] == "gpu01" && f["source"]["file"] == "devices/gpu01/notes.txt"),
+        "{v:#}"
+    );
+}
+
+#[test]
+fn rules_dir_with_a_typo_is_exit_2_with_file_and_line() {
+    let s = Scratch::new("badrules");
+    s.write("configs/leaf1.cfg", "hostname leaf1\n");
+    s.write(
+        "rules/extra.toml",
+        "[[rule]]\nid = \"MTU901\"\ntitle = \"t\"\nfamily = \"MTU\"\nseverity = \"error\"\nscope = \"interface\"\nplatforms = [\"nxos\"]\ncheck = \"i.mtuu > 0\"\nmessage = \"m\"\n[rule.doc]\nwhat = \"w\"\nwhy = \"w\"\nexample = \"e\"\nfix = \"f\"\n",
+    );
+    let out = bin()
+        .arg("audit")
+        .arg(&s.0)
+        .arg("--rules")
+        .arg(s.0.join("rules"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(e.contains("extra.toml:8") && e.contains("i.mtuu"), "{e}");
+}
+
+#[test]
+fn explain_and_rules_listing() {
+    let out = bin().args(["explain", "PFC001"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let t = String::from_utf8_lossy(&out.stdout);
+    for h in ["PFC001", "What it checks", "Why it matters", "Example of a bad config", "The fix", "References"] {
+        assert!(t.contains(h), "missing {h}: {t}");
+    }
+    let out = bin().args(["explain", "NOPE999"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin().args(["rules", "--format", "json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = v.as_array().unwrap().iter().filter_map(|r| r["id"].as_str()).collect();
+    for id in ["PFC001", "PFC008", "ECN008", "DSCP008", "MTU005", "BUF004", "WDG004", "SCHED004", "HOST001", "HOST008", "TOPO001", "TOPO002", "TOPO003", "PARSE001", "PARSE002"] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+}

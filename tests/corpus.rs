@@ -1,0 +1,121 @@
+//! Real published outputs (../shared/corpus, read-only, never copied into the project) through
+//! the parsers: no panic, and a parse status that is truthful. The expected status and number
+//! of unrecognized lines per file live in tests/corpus-expected.tsv (reviewed by hand; rewrite
+//! with UPDATE_GOLDEN=1). A corpus folder `<platform>/<name>/` is read with the command whose
+//! id is `<name>`; folders no parser claims are reported as such.
+
+use fabric_audit::device::build_device;
+use fabric_audit::snapshot::{DeviceInput, InputFile};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn corpus_root() -> Option<PathBuf> {
+    let v = std::env::var_os("FABRIC_AUDIT_CORPUS")?;
+    let p = PathBuf::from(v);
+    assert!(p.is_dir(), "FABRIC_AUDIT_CORPUS={} is set but is not a folder", p.display());
+    Some(p)
+}
+
+fn files(root: &Path) -> Vec<(String, String, PathBuf)> {
+    let mut out = Vec::new();
+    for plat in std::fs::read_dir(root).unwrap().flatten() {
+        if !plat.path().is_dir() {
+            continue;
+        }
+        let pname = plat.file_name().to_string_lossy().into_owned();
+        for cmd in std::fs::read_dir(plat.path()).unwrap().flatten() {
+            if !cmd.path().is_dir() {
+                continue;
+            }
+            let cname = cmd.file_name().to_string_lossy().into_owned();
+            for f in std::fs::read_dir(cmd.path()).unwrap().flatten() {
+                out.push((pname.clone(), cname.clone(), f.path()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// One line per corpus file: relpath, status, unrecognized count, undefined count.
+fn result_line(parsers: &fabric_audit::parser::Parsers, root: &Path, plat: &str, cid: &str, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+    let Some(p) = parsers.platform(plat) else {
+        return format!("{rel}\tno-parser\t-\t-");
+    };
+    let Some(cmd) = p.command_by_id(cid) else {
+        return format!("{rel}\tno-command\t-\t-");
+    };
+    let text = fabric_audit::parser::decode(std::fs::read(path).unwrap());
+    let concrete = cmd.cmd.replace("{if}", "eth0").replace("{dev}", "mlx5_0");
+    let input = DeviceInput {
+        name: "corpus".into(),
+        platform: Some(plat.into()),
+        platform_reason: "test".into(),
+        role: None,
+        files: vec![InputFile {
+            rel: format!("devices/corpus/{}", path.file_name().unwrap().to_string_lossy()),
+            command: Some(concrete),
+            text,
+        }],
+        error: None,
+    };
+    let result = std::panic::catch_unwind(|| build_device(parsers, &input));
+    let Ok((dev, _)) = result else {
+        return format!("{rel}\tPANIC\t-\t-");
+    };
+    let fp = &dev.parse[0];
+    format!(
+        "{rel}\t{}\t{}\t{}",
+        fp.status.as_str(),
+        fp.unrecognized.len(),
+        fp.undefined.len()
+    )
+}
+
+#[test]
+fn corpus_parses_truthfully() {
+    let Some(root) = corpus_root() else {
+        eprintln!("FABRIC_AUDIT_CORPUS not set: corpus test skipped");
+        return;
+    };
+    let parsers = fabric_audit::load_parsers(None).unwrap();
+    let mut got = String::from("# relpath\tstatus\tunrecognized\tundefined\n");
+    let mut panics = Vec::new();
+    for (plat, cid, path) in files(&root) {
+        let line = result_line(&parsers, &root, &plat, &cid, &path);
+        if line.contains("\tPANIC\t") {
+            panics.push(line.clone());
+        }
+        // Consistency: passed ⇔ nothing unrecognized and nothing undefined.
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols[1] == "passed" {
+            assert_eq!((cols[2], cols[3]), ("0", "0"), "{line}");
+        }
+        got.push_str(&line);
+        got.push('\n');
+    }
+    assert!(panics.is_empty(), "parser panicked on: {panics:#?}");
+    let exp_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus-expected.tsv");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&exp_path, &got).unwrap();
+        return;
+    }
+    let exp = std::fs::read_to_string(&exp_path).unwrap_or_default();
+    let parse = |s: &str| -> BTreeMap<String, String> {
+        s.lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .filter_map(|l| l.split_once('\t').map(|(a, b)| (a.to_string(), b.to_string())))
+            .collect()
+    };
+    let (e, g) = (parse(&exp), parse(&got));
+    let mut diffs = Vec::new();
+    for (k, v) in &g {
+        match e.get(k) {
+            Some(ev) if ev == v => {}
+            Some(ev) => diffs.push(format!("{k}: expected {ev}, got {v}")),
+            None => diffs.push(format!("{k}: not in corpus-expected.tsv (got {v})")),
+        }
+    }
+    assert!(diffs.is_empty(), "corpus results changed:\n{}", diffs.join("\n"));
+}
