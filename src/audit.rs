@@ -21,6 +21,8 @@ pub struct Audit {
     pub fabric: Fabric,
     pub findings: Vec<Finding>,
     pub rules: usize,
+    /// Per rule, how many objects it checked and found correct.
+    pub passes: std::collections::BTreeMap<String, usize>,
 }
 
 /// Load the embedded rules, then `dir`'s (same id replaces).
@@ -78,10 +80,11 @@ pub fn run(snapshot: &Path, opts: &Options) -> Result<Audit> {
     let snap = Snapshot::read(snapshot)?;
     let (policy, notices) = resolve_policy(&rules, &snap);
     let fabric = assemble(&parsers, &snap, policy, notices);
-    let findings = crate::rules::eval::evaluate(&rules, &fabric);
+    let (findings, passes) = crate::rules::eval::evaluate_with_passes(&rules, &fabric);
     Ok(Audit {
         fabric,
         findings,
         rules: rules.rules.len(),
+        passes,
     })
 }

@@ -136,6 +136,8 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
         return (dev, unknown);
     };
     let mut outputs: Vec<Output> = Vec::new();
+    // The concrete command of each output (`ethtool -a eth2`, not the template).
+    let mut concrete: Vec<String> = Vec::new();
     let mut failed: Vec<FileParse> = Vec::new();
     for f in &input.files {
         let (cmd, args) = if f.command.is_none() && f.rel.starts_with("configs/") {
@@ -183,6 +185,7 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
             }
         };
         let parsed = cmd.parse(text);
+        concrete.push(f.command.clone().unwrap_or_else(|| cmd.cmd.clone()));
         outputs.push(Output {
             file: Arc::from(f.rel.as_str()),
             cmd,
@@ -209,7 +212,7 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
             command: if o.cmd.config && o.file.starts_with("configs/") {
                 "config".into()
             } else {
-                o.cmd.cmd.clone()
+                concrete[i].clone()
             },
             status,
             unrecognized: o.parsed.unrecognized.clone(),

@@ -268,6 +268,20 @@ impl Snapshot {
     }
 }
 
+/// Read one device folder (device.toml + outputs) on its own, paths relative to `root`.
+pub fn read_device_folder(root: &Path, dir: &Path) -> (DeviceInput, Vec<Notice>) {
+    let mut dev = DeviceInput {
+        name: dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        ..Default::default()
+    };
+    let mut notices = Vec::new();
+    read_device_dir(root, dir, &mut dev, &mut notices);
+    (dev, notices)
+}
+
 fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut Vec<Notice>) {
     let toml_path = dir.join("device.toml");
     let mut meta = DeviceToml::default();

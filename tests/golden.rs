@@ -2,6 +2,9 @@
 //! output; `<case>.json` beside it is the normalized model it must produce (device with its
 //! interfaces and per-file parse status). An optional `<case>.cmd` holds the concrete command
 //! (for templated commands such as `ethtool -a {if}`); otherwise `{if}` = eth0, `{dev}` = mlx5_0.
+//! A case may also be a folder `<case>/` holding a whole device folder (device.toml and the
+//! outputs of several commands), for facts that need several outputs together (a host's RDMA
+//! device → netdev map); its expected model is `<case>.json` beside the folder.
 //! Set UPDATE_GOLDEN=1 to rewrite the expected files, then review the diff by eye.
 
 use fabric_audit::device::build_device;
@@ -19,7 +22,7 @@ fn cases() -> Vec<(String, String, PathBuf)> {
             let Ok(files) = std::fs::read_dir(c.path()) else { continue };
             for f in files.flatten() {
                 let p = f.path();
-                if p.extension().is_some_and(|e| e == "txt") {
+                if p.extension().is_some_and(|e| e == "txt") || p.is_dir() {
                     out.push((platform.to_string(), cid.clone(), p));
                 }
             }
@@ -32,6 +35,14 @@ fn cases() -> Vec<(String, String, PathBuf)> {
 /// Parse one raw file as the given command of the platform into a device JSON.
 pub fn golden_json(platform: &str, cmd_id: &str, raw: &Path) -> serde_json::Value {
     let parsers = fabric_audit::load_parsers(None).expect("embedded parsers load");
+    if raw.is_dir() {
+        let (mut input, notices) = fabric_audit::snapshot::read_device_folder(raw.parent().unwrap(), raw);
+        assert!(notices.is_empty(), "{}: {notices:?}", raw.display());
+        input.platform = Some(platform.into());
+        let (dev, unknown) = build_device(&parsers, &input);
+        assert!(unknown.is_empty(), "{}: {unknown:?}", raw.display());
+        return serde_json::to_value(&dev).expect("serializes");
+    }
     let p = parsers.platform(platform).unwrap_or_else(|| panic!("no parser {platform}"));
     let cmd = p.command_by_id(cmd_id).unwrap_or_else(|| panic!("{platform} has no command id {cmd_id} ({})", raw.display()));
     let concrete = match std::fs::read_to_string(raw.with_extension("cmd")) {

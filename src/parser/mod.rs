@@ -177,6 +177,7 @@ fn first_bytes(re: &str) -> Option<Vec<u8>> {
 fn template_matcher(cmd: &str) -> Result<Regex, String> {
     let mut re = String::from("^");
     let mut rest = cmd;
+    let mut seen: Vec<&str> = Vec::new();
     while let Some(start) = rest.find('{') {
         re.push_str(&regex::escape(&rest[..start]));
         let end = rest[start..]
@@ -188,7 +189,14 @@ fn template_matcher(cmd: &str) -> Result<Regex, String> {
                 "unknown placeholder {{{name}}} in command {cmd:?} (expected {{if}} or {{dev}})"
             ));
         }
-        let _ = write!(re, "(?P<{name}>[A-Za-z0-9._:@-]+)");
+        // A placeholder may appear several times (`/sys/class/net/{if}/a /sys/class/net/{if}/b`):
+        // the first occurrence captures, later ones must match a name too.
+        if seen.contains(&name) {
+            re.push_str("[A-Za-z0-9._:@-]+");
+        } else {
+            let _ = write!(re, "(?P<{name}>[A-Za-z0-9._:@-]+)");
+            seen.push(name);
+        }
         rest = &rest[start + end + 1..];
     }
     re.push_str(&regex::escape(rest));
@@ -731,6 +739,10 @@ pub struct Parsed<'t> {
 }
 
 impl<'t> Parsed<'t> {
+    /// The whole text the records were read from.
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
     pub fn kind(&self, r: &Record) -> &str {
         &self.cmd.kinds[r.kind as usize]
     }
@@ -850,5 +862,8 @@ blocks = ['^router ']
         let c = m.captures("ethtool -a eth2").unwrap();
         assert_eq!(&c["if"], "eth2");
         assert!(m.captures("ethtool -a eth2; reboot").is_none());
+        let m = template_matcher("grep -H . /sys/class/net/{if}/a/* /sys/class/net/{if}/b").unwrap();
+        let c = m.captures("grep -H . /sys/class/net/eth2/a/* /sys/class/net/eth2/b").unwrap();
+        assert_eq!(&c["if"], "eth2");
     }
 }

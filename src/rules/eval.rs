@@ -262,11 +262,18 @@ fn run_rule(rule: &Rule, base: &BTreeMap<String, Value>) -> Outcome {
     }
     let mut vars = base.clone();
     let mut lets = BTreeMap::new();
-    for (name, e) in &rule.lets {
+    for (n, (name, e)) in rule.lets.iter().enumerate() {
         let ctx = Value::from(vars.clone());
         match e.eval(&ctx) {
             Ok(v) if v.is_undefined() => {
-                return Outcome::Undecided(undefined_refs(e.undeclared_variables(true), &ctx), String::new());
+                let mut refs = undefined_refs(e.undeclared_variables(true), &ctx);
+                if refs.is_empty() {
+                    // A subscripted field (`i.pgs[pg].xoff_bytes`): name it by its expression.
+                    let text = rule.spec.lets.get(n).map(|l| l.get_ref().as_str()).unwrap_or("");
+                    let expr = text.split_once('=').map(|(_, x)| x.trim()).unwrap_or(name);
+                    refs.push(expr.to_string());
+                }
+                return Outcome::Undecided(refs, String::new());
             }
             Ok(v) => {
                 vars.insert(name.clone(), v.clone());
@@ -367,14 +374,19 @@ fn to_json(v: &Value) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
 }
 
+#[derive(Default)]
 struct Pending {
     undecided: Vec<(String, String, Option<String>, Vec<String>, String)>,
     findings: Vec<Finding>,
+    /// Rule ids that ran and passed on an object (for coverage: a clean fixture must exercise
+    /// a rule, not merely not reach it).
+    passed: Vec<String>,
 }
 
 fn record(rule: &Rule, env: &Environment, obj: &Obj, base: &BTreeMap<String, Value>, out: &mut Pending) {
     match run_rule(rule, base) {
-        Outcome::NotApplicable | Outcome::Pass => {}
+        Outcome::NotApplicable => {}
+        Outcome::Pass => out.passed.push(rule.spec.id.clone()),
         Outcome::Undecided(missing, err) => out.undecided.push((
             rule.spec.id.clone(),
             obj.device.to_string(),
@@ -476,6 +488,11 @@ fn params_of(rule: &Rule, policy: &serde_json::Map<String, serde_json::Value>) -
 
 /// Evaluate every rule on the fabric. Output is sorted and deterministic.
 pub fn evaluate(rs: &RuleSet, fabric: &Fabric) -> Vec<Finding> {
+    evaluate_with_passes(rs, fabric).0
+}
+
+/// Evaluate, also counting per rule how many objects it checked and passed.
+pub fn evaluate_with_passes(rs: &RuleSet, fabric: &Fabric) -> (Vec<Finding>, BTreeMap<String, usize>) {
     let policy = Value::from(Serde(&fabric.policy));
     let params: Vec<Value> = rs.rules.iter().map(|r| params_of(r, &fabric.policy)).collect();
     let vals: Vec<DevVals> = fabric.devices.par_iter().map(dev_vals).collect();
@@ -517,10 +534,7 @@ pub fn evaluate(rs: &RuleSet, fabric: &Fabric) -> Vec<Finding> {
         .par_iter()
         .enumerate()
         .map(|(di, d)| {
-            let mut out = Pending {
-                undecided: vec![],
-                findings: vec![],
-            };
+            let mut out = Pending::default();
             let v = &vals[di];
             for (ii, iface) in d.interfaces.iter().enumerate() {
                 let mut base: BTreeMap<String, Value> = BTreeMap::new();
@@ -585,10 +599,7 @@ pub fn evaluate(rs: &RuleSet, fabric: &Fabric) -> Vec<Finding> {
         .enumerate()
         .filter_map(|(li, l)| {
             let ((ad, ai), (bd, bi)) = link_ends[li]?;
-            let mut out = Pending {
-                undecided: vec![],
-                findings: vec![],
-            };
+            let mut out = Pending::default();
             let a: &Interface = &fabric.devices[ad].interfaces[ai];
             let b: &Interface = &fabric.devices[bd].interfaces[bi];
             let mut base: BTreeMap<String, Value> = BTreeMap::new();
@@ -616,10 +627,7 @@ pub fn evaluate(rs: &RuleSet, fabric: &Fabric) -> Vec<Finding> {
         })
         .collect();
 
-    let mut fab = Pending {
-        undecided: vec![],
-        findings: vec![],
-    };
+    let mut fab = Pending::default();
     if !fabric_rules.is_empty() {
         let mut base: BTreeMap<String, Value> = BTreeMap::new();
         base.insert("devices".into(), Value::from(vals.iter().map(|v| v.full.clone()).collect::<Vec<_>>()));
@@ -644,13 +652,17 @@ pub fn evaluate(rs: &RuleSet, fabric: &Fabric) -> Vec<Finding> {
 
     let mut findings = Vec::new();
     let mut undecided = Vec::new();
+    let mut passes: BTreeMap<String, usize> = BTreeMap::new();
     for p in per_device.into_iter().chain(per_link).chain(std::iter::once(fab)) {
         findings.extend(p.findings);
         undecided.extend(p.undecided);
+        for id in p.passed {
+            *passes.entry(id).or_default() += 1;
+        }
     }
     findings.extend(aggregate_undecided(rs, undecided));
     crate::finding::sort(&mut findings);
-    findings
+    (findings, passes)
 }
 
 /// One info finding per (rule, device, missing fields), listing the interfaces concerned.

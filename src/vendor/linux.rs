@@ -1,12 +1,961 @@
-//! Platform semantics for `linux` (see vendor-parsers/linux.toml for the patterns).
+//! Platform semantics for `linux` hosts with ConnectX NICs (patterns in
+//! vendor-parsers/linux.toml).
+//!
+//! A host is not one config but a set of command outputs: `ip -d -j link show` lists the
+//! netdevs, `rdma link show -j` (or `ibdev2netdev`, `show_gids`) says which netdev each RDMA
+//! device backs, and per-interface (`ethtool`, `mlnx_qos`, DCQCN sysfs) and per-RDMA-device
+//! (`cma_roce_*`, `ibv_devinfo`) outputs add the QoS and RoCE facts. `build` therefore works in
+//! passes — netdevs, the RDMA map, per-interface facts, per-device facts, LLDP — and accepts any
+//! subset of outputs: whatever no output states stays unknown (link pause is never assumed).
+//! A per-device output whose RDMA device no output maps to a netdev is reported as an
+//! undefined `rdma-device` reference, because its values cannot be attached to any port.
 
 use super::{BuildNotes, Output};
-use crate::model::Device;
+use crate::model::{Device, Interface, LldpNeighbor, Rdma, Src, UndefinedRef, known};
+use serde_json::Value;
 
-pub fn build(_dev: &mut Device, _outs: &[Output]) -> BuildNotes {
-    BuildNotes::default()
+pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
+    let mut notes = BuildNotes::default();
+
+    // 1. netdevs (text first, so the richer JSON wins where both exist)
+    for (_, o) in with_ids(outs, &["ip-link-show", "ip-address-show"]) {
+        netdevs_text(dev, o);
+    }
+    for (_, o) in with_ids(outs, &["ip-link-json"]) {
+        netdevs_json(dev, o);
+    }
+    link_lags(dev);
+
+    // 2. RDMA device/port -> netdev (first source wins)
+    let mut map = RdmaMap::default();
+    for (_, o) in with_ids(outs, &["rdma-link-json"]) {
+        rdma_link_json(&mut map, o);
+    }
+    for (_, o) in with_ids(outs, &["rdma-link"]) {
+        rdma_link_text(&mut map, o);
+    }
+    for (_, o) in with_ids(outs, &["ibdev2netdev"]) {
+        ibdev2netdev(&mut map, o);
+    }
+    for (_, o) in with_ids(outs, &["show-gids"]) {
+        show_gids(&mut map, o);
+    }
+    map.attach(dev);
+
+    // 3. per-interface outputs
+    for (_, o) in with_ids(outs, &["ethtool"]) {
+        ethtool(dev, o);
+    }
+    for (_, o) in with_ids(outs, &["ethtool-pause"]) {
+        ethtool_pause(dev, o);
+    }
+    for (_, o) in with_ids(outs, &["ethtool-pfc-prevention"]) {
+        pfc_prevention(dev, o);
+    }
+    for (_, o) in with_ids(outs, &["mlnx-qos"]) {
+        mlnx_qos(dev, o);
+    }
+    for (_, o) in with_ids(outs, &["sysfs-ecn"]) {
+        sysfs_ecn(dev, o);
+    }
+
+    // 4. per-RDMA-device outputs
+    for (i, o) in with_ids(outs, &["cma-roce-tos", "cma-roce-mode"]) {
+        cma_roce(dev, &map, i, o, &mut notes);
+    }
+    for (i, o) in with_ids(outs, &["ibv-devinfo-v"]) {
+        ibv_devinfo(dev, &map, Some(i), o, &mut notes);
+    }
+    for (_, o) in with_ids(outs, &["ibv_devinfo"]) {
+        ibv_devinfo(dev, &map, None, o, &mut notes);
+    }
+
+    // 5. LLDP
+    for (_, o) in with_ids(outs, &["lldpctl-json", "lldpctl-json0"]) {
+        if let Some(v) = &o.parsed.json {
+            for (ifname, nb) in lldp_json(v, &o.src(1)) {
+                set_neighbor(dev, &ifname, nb);
+            }
+        }
+    }
+    for (_, o) in with_ids(outs, &["lldpctl-keyvalue"]) {
+        for (ifname, nb) in lldp_keyvalue(o) {
+            set_neighbor(dev, &ifname, nb);
+        }
+    }
+    notes
 }
 
+/// Linux names interfaces itself; LLDP and cabling plans use the same names.
 pub fn canonical_ifname(name: &str) -> String {
     name.to_string()
+}
+
+/// The outputs of the given command ids, with their index in `outs`, in input order.
+fn with_ids<'a, 'b>(
+    outs: &'a [Output<'b>],
+    ids: &'a [&str],
+) -> impl Iterator<Item = (usize, &'a Output<'b>)> {
+    outs.iter()
+        .enumerate()
+        .filter(move |(_, o)| ids.contains(&o.cmd.id.as_str()))
+}
+
+/// The RDMA facts of an interface, created empty (device unknown) when no output mapped it.
+fn rdma_of(i: &mut Interface) -> &mut Rdma {
+    i.rdma.get_or_insert_with(Rdma::default)
+}
+
+// ---------------------------------------------------------------------------------------------
+// netdevs
+// ---------------------------------------------------------------------------------------------
+
+/// Netdev kind from `ip -d` link info.
+fn json_kind(info_kind: Option<&str>, link_type: Option<&str>) -> &'static str {
+    match info_kind {
+        Some("bond" | "team") => "port-channel",
+        Some("vlan") => "vlan",
+        Some(
+            "vxlan" | "geneve" | "gre" | "gretap" | "ip6gre" | "ip6gretap" | "ipip" | "sit"
+            | "ip6tnl" | "tun" | "wireguard" | "bareudp",
+        ) => "tunnel",
+        Some(_) => "other",
+        None => match link_type {
+            Some("loopback") => "loopback",
+            Some("ether") => "ethernet",
+            _ => "other",
+        },
+    }
+}
+
+/// `operstate` as a carrier fact; UNKNOWN (loopback, some virtual devices) falls back to the
+/// LOWER_UP flag.
+fn oper_from(state: Option<&str>, flags: &[&str]) -> Option<bool> {
+    match state? {
+        "UP" => Some(true),
+        "DOWN" | "LOWERLAYERDOWN" | "NOTPRESENT" | "DORMANT" | "TESTING" => Some(false),
+        "UNKNOWN" => Some(flags.contains(&"LOWER_UP")),
+        _ => None,
+    }
+}
+
+fn netdevs_json(dev: &mut Device, o: &Output) {
+    let Some(Value::Array(links)) = &o.parsed.json else {
+        return;
+    };
+    let src = o.src(1);
+    for l in links {
+        let Some(name) = l.get("ifname").and_then(Value::as_str) else {
+            continue;
+        };
+        let info = l.get("linkinfo");
+        let info_kind = info
+            .and_then(|i| i.get("info_kind"))
+            .and_then(Value::as_str);
+        let link_type = l.get("link_type").and_then(Value::as_str);
+        let kind = json_kind(info_kind, link_type);
+        let flags: Vec<&str> = l
+            .get("flags")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let i = dev.iface(name, kind);
+        i.kind = kind.to_string();
+        i.defined_at = Some(src.clone());
+        if l.get("flags").is_some() {
+            i.admin_up = known(flags.contains(&"UP"), &src);
+        }
+        if let Some(up) = oper_from(l.get("operstate").and_then(Value::as_str), &flags) {
+            i.oper_up = known(up, &src);
+        }
+        if let Some(mtu) = l.get("mtu").and_then(Value::as_u64)
+            && let Ok(mtu) = u32::try_from(mtu)
+        {
+            i.mtu = known(mtu, &src);
+            i.mtu_raw = known(mtu, &src);
+        }
+        // bridge and VRF ports have a master too; `link_lags` keeps only LAG masters
+        if let Some(master) = l.get("master").and_then(Value::as_str) {
+            i.lag_parent = Some(master.to_string());
+        }
+    }
+}
+
+fn text_kind(
+    name: &str,
+    lower: Option<&str>,
+    flags: &[&str],
+    link_type: Option<&str>,
+) -> &'static str {
+    const VIRTUAL: &[&str] = &[
+        "br", "virbr", "docker", "veth", "vnet", "tap", "tun", "vrf", "cali", "flannel", "cni",
+        "kube", "lxc", "dummy", "vxlan", "gre", "wg", "ovs", "genev", "tunl", "sit", "ip6",
+    ];
+    let is_master = flags.contains(&"MASTER");
+    if link_type == Some("loopback") {
+        "loopback"
+    } else if is_master && (name.starts_with("bond") || name.starts_with("team")) {
+        "port-channel"
+    } else if lower.is_some()
+        && name
+            .rsplit_once('.')
+            .is_some_and(|(_, id)| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+    {
+        "vlan"
+    } else if link_type == Some("ether")
+        && lower.is_none()
+        && !is_master
+        && !VIRTUAL.iter().any(|p| name.starts_with(p))
+    {
+        "ethernet"
+    } else {
+        "other"
+    }
+}
+
+/// `ip link show` / `ip address show` text. Without `-d` the kind is inferred from the name,
+/// flags and link type (loopback, bondN with MASTER, name.VID@lower, plain ether ports).
+fn netdevs_text(dev: &mut Device, o: &Output) {
+    let p = &o.parsed;
+    for (idx, r) in p.records.iter().enumerate() {
+        if p.kind(r) != "link" {
+            continue;
+        }
+        let Some(name) = p.get(r, "name") else {
+            continue;
+        };
+        let src = o.src(r.line);
+        let lower = p.get(r, "lower");
+        let flags: Vec<&str> = p.get(r, "flags").unwrap_or("").split(',').collect();
+        let link_type = p
+            .children(idx)
+            .find(|c| p.kind(c) == "linktype")
+            .and_then(|c| p.get(c, "type"));
+        let kind = text_kind(name, lower, &flags, link_type);
+        let i = dev.iface(name, kind);
+        i.kind = kind.to_string();
+        i.defined_at = Some(src.clone());
+        i.admin_up = known(flags.contains(&"UP"), &src);
+        if let Some(up) = oper_from(p.get(r, "state"), &flags) {
+            i.oper_up = known(up, &src);
+        }
+        if let Some(mtu) = p.num::<u32>(r, "mtu") {
+            i.mtu = known(mtu, &src);
+            i.mtu_raw = known(mtu, &src);
+        }
+        if let Some(m) = p.get(r, "master") {
+            i.lag_parent = Some(m.to_string());
+        }
+    }
+}
+
+/// Keep `lag_parent` only where the master is a LAG, and fill the LAG's member list.
+fn link_lags(dev: &mut Device) {
+    let lags: Vec<String> = dev
+        .interfaces
+        .iter()
+        .filter(|i| i.kind == "port-channel")
+        .map(|i| i.name.clone())
+        .collect();
+    let mut members: Vec<(String, String)> = Vec::new();
+    for i in &mut dev.interfaces {
+        if let Some(m) = &i.lag_parent {
+            if lags.contains(m) {
+                members.push((m.clone(), i.name.clone()));
+            } else {
+                i.lag_parent = None;
+            }
+        }
+    }
+    for (lag, member) in members {
+        if let Some(l) = dev.interface_mut(&lag)
+            && !l.lag_members.contains(&member)
+        {
+            l.lag_members.push(member);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// RDMA device -> netdev
+// ---------------------------------------------------------------------------------------------
+
+struct RdmaPort {
+    dev: String,
+    port: u8,
+    netdev: String,
+    state: Option<String>,
+    src: Src,
+}
+
+#[derive(Default)]
+struct RdmaMap {
+    ports: Vec<RdmaPort>,
+}
+
+impl RdmaMap {
+    fn add(&mut self, dev: &str, port: u8, netdev: &str, state: Option<&str>, src: Src) {
+        if dev.is_empty() || netdev.is_empty() {
+            return;
+        }
+        if self.ports.iter().any(|p| p.dev == dev && p.port == port) {
+            return;
+        }
+        self.ports.push(RdmaPort {
+            dev: dev.to_string(),
+            port,
+            netdev: netdev.to_string(),
+            state: state.map(str::to_string),
+            src,
+        });
+    }
+
+    fn netdev(&self, dev: &str, port: u8) -> Option<&str> {
+        self.ports
+            .iter()
+            .find(|p| p.dev == dev && p.port == port)
+            .map(|p| p.netdev.as_str())
+    }
+
+    fn attach(&self, dev: &mut Device) {
+        for p in &self.ports {
+            let i = dev.iface(&p.netdev, "ethernet");
+            let r = rdma_of(i);
+            if r.device.is_empty() {
+                r.device = p.dev.clone();
+                r.port = p.port;
+            }
+            if let Some(s) = &p.state
+                && r.state.is_none()
+            {
+                r.state = known(s.clone(), &p.src);
+            }
+        }
+    }
+}
+
+fn rdma_link_json(map: &mut RdmaMap, o: &Output) {
+    let Some(Value::Array(links)) = &o.parsed.json else {
+        return;
+    };
+    for l in links {
+        // iproute2 before 5.x printed "mlx5_0/1" as ifname, later the bare device name
+        let Some(name) = l.get("ifname").and_then(Value::as_str) else {
+            continue;
+        };
+        let devname = name.split('/').next().unwrap_or(name);
+        let port = l
+            .get("port")
+            .and_then(Value::as_u64)
+            .and_then(|p| u8::try_from(p).ok())
+            .or_else(|| name.split('/').nth(1).and_then(|p| p.parse().ok()));
+        let (Some(port), Some(netdev)) = (port, l.get("netdev").and_then(Value::as_str)) else {
+            continue;
+        };
+        let state = l.get("state").and_then(Value::as_str);
+        map.add(devname, port, netdev, state, o.src(1));
+    }
+}
+
+fn rdma_link_text(map: &mut RdmaMap, o: &Output) {
+    let p = &o.parsed;
+    for r in &p.records {
+        if let (Some(d), Some(port), Some(nd)) =
+            (p.get(r, "dev"), p.num(r, "port"), p.get(r, "netdev"))
+        {
+            map.add(d, port, nd, p.get(r, "state"), o.src(r.line));
+        }
+    }
+}
+
+fn ibdev2netdev(map: &mut RdmaMap, o: &Output) {
+    let p = &o.parsed;
+    for r in &p.records {
+        if let (Some(d), Some(port), Some(nd)) =
+            (p.get(r, "dev"), p.num(r, "port"), p.get(r, "netdev"))
+        {
+            // "(Up)" is the netdev carrier, not the RDMA port state
+            map.add(d, port, nd, None, o.src(r.line));
+        }
+    }
+}
+
+fn show_gids(map: &mut RdmaMap, o: &Output) {
+    let p = &o.parsed;
+    // the lowest GID index of a port belongs to the port's own netdev (VLANs come later)
+    let mut best: Vec<(&str, u8, u32, &str, u32)> = Vec::new();
+    for r in &p.records {
+        let (Some(d), Some(port), Some(index), Some(nd)) = (
+            p.get(r, "dev"),
+            p.num::<u8>(r, "port"),
+            p.num::<u32>(r, "index"),
+            p.get(r, "netdev"),
+        ) else {
+            continue;
+        };
+        match best.iter_mut().find(|b| b.0 == d && b.1 == port) {
+            Some(b) if index < b.2 => *b = (d, port, index, nd, r.line),
+            Some(_) => {}
+            None => best.push((d, port, index, nd, r.line)),
+        }
+    }
+    for (d, port, _, nd, line) in best {
+        map.add(d, port, nd, None, o.src(line));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// per-interface outputs
+// ---------------------------------------------------------------------------------------------
+
+/// The interface an output is about: the name the output prints, else the command's `{if}`.
+fn target_if(o: &Output, printed: Option<&str>) -> Option<String> {
+    printed
+        .map(str::to_string)
+        .or_else(|| o.args.get("if").cloned())
+}
+
+/// Speed and carrier. "Link detected" is the physical carrier, so it replaces the operstate
+/// that `ip link` gave (they differ only for stacked or administratively odd netdevs).
+fn ethtool(dev: &mut Device, o: &Output) {
+    let p = &o.parsed;
+    let header = p.records.iter().find(|r| p.kind(r) == "header");
+    let Some(name) = target_if(o, header.and_then(|h| p.get(h, "if"))) else {
+        return;
+    };
+    let i = dev.iface(&name, "ethernet");
+    for r in &p.records {
+        let src = o.src(r.line);
+        match p.kind(r) {
+            "speed" => {
+                if let Some(mbps) = p.num::<u64>(r, "mbps") {
+                    i.speed_gbps = known(mbps as f64 / 1000.0, &src);
+                }
+            }
+            "link" => i.oper_up = known(p.get(r, "v") == Some("yes"), &src),
+            _ => {}
+        }
+    }
+}
+
+fn ethtool_pause(dev: &mut Device, o: &Output) {
+    let p = &o.parsed;
+    let header = p.records.iter().find(|r| p.kind(r) == "header");
+    let Some(name) = target_if(o, header.and_then(|h| p.get(h, "if"))) else {
+        return;
+    };
+    let i = dev.iface(&name, "ethernet");
+    for r in &p.records {
+        let on = p.get(r, "v") == Some("on");
+        match p.kind(r) {
+            "rx" => i.link_pause.rx = known(on, &o.src(r.line)),
+            "tx" => i.link_pause.tx = known(on, &o.src(r.line)),
+            _ => {}
+        }
+    }
+}
+
+/// `ethtool --get-tunable IF pfc-prevention-tout`: the NIC's pause-storm timeout. The value
+/// lands on the RDMA block, so it is kept only for netdevs backed by an RDMA device.
+fn pfc_prevention(dev: &mut Device, o: &Output) {
+    let p = &o.parsed;
+    let Some(name) = target_if(o, None) else {
+        return;
+    };
+    let Some(i) = dev.interface_mut(&name) else {
+        return;
+    };
+    let Some(rdma) = i.rdma.as_mut() else {
+        return;
+    };
+    for r in &p.records {
+        if p.kind(r) == "tout" {
+            if let Some(ms) = p.num::<u32>(r, "ms") {
+                rdma.pfc_prevention_ms = known(ms, &o.src(r.line));
+            }
+        }
+    }
+}
+
+/// Numbers separated by commas and/or whitespace.
+fn numbers<T: std::str::FromStr>(s: &str) -> Option<Vec<T>> {
+    s.split([',', ' ', '\t'])
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().ok())
+        .collect()
+}
+
+fn mlnx_qos(dev: &mut Device, o: &Output) {
+    let Some(name) = o.args.get("if").cloned() else {
+        return;
+    };
+    let p = &o.parsed;
+    let i = dev.iface(&name, "ethernet");
+    let mut dscp_src: Option<Src> = None;
+    let mut dscp = vec![0u8; 64];
+    let mut prio_tc: [Option<u8>; 8] = [None; 8];
+    let mut tsa: Vec<String> = vec![String::new(); 8];
+    let mut bw: Vec<u8> = vec![0; 8];
+    let mut tc_src: Option<Src> = None;
+    let mut cur_tc: Option<u8> = None;
+    for r in &p.records {
+        let src = o.src(r.line);
+        match p.kind(r) {
+            "dcbx" => {
+                if let Some(m) = p.get(r, "mode") {
+                    rdma_of(i).dcbx_mode = known(m.to_string(), &src);
+                }
+            }
+            "trust" => {
+                if let Some(t @ ("dscp" | "pcp")) = p.get(r, "trust") {
+                    i.trust = known(t.to_string(), &src)
+                }
+            }
+            "dscp2prio" => dscp_src = Some(src),
+            "dscp_line" => {
+                let (Some(prio), Some(list)) = (p.num::<u8>(r, "prio"), p.get(r, "dscps")) else {
+                    continue;
+                };
+                for d in list.split(',').filter_map(|d| d.parse::<usize>().ok()) {
+                    if let Some(slot) = dscp.get_mut(d) {
+                        *slot = prio;
+                    }
+                }
+                dscp_src.get_or_insert(src);
+            }
+            "buffer_size" => {
+                if let Some(sizes) = p.get(r, "sizes").and_then(numbers::<u64>) {
+                    rdma_of(i).buffer_size = known(sizes, &src);
+                }
+            }
+            "cable" => {
+                if let Some(m) = p.num::<f64>(r, "m") {
+                    i.cable_m = known(m, &src);
+                }
+            }
+            "pfc_enabled" => {
+                if let Some(bits) = p.get(r, "en").and_then(numbers::<u8>) {
+                    let prios: Vec<u8> = (0u8..)
+                        .zip(&bits)
+                        .filter(|(_, b)| **b == 1)
+                        .map(|(n, _)| n)
+                        .collect();
+                    // PFC on a ConnectX port is symmetric: it honours and sends PAUSE for
+                    // every enabled priority
+                    let on = !prios.is_empty();
+                    i.pfc.mode = known(if on { "on" } else { "off" }.to_string(), &src);
+                    i.pfc.rx = known(on, &src);
+                    i.pfc.tx = known(on, &src);
+                    i.pfc.priorities = known(prios, &src);
+                }
+            }
+            "pfc_buffer" => {
+                if let Some(bufs) = p.get(r, "buf").and_then(numbers::<u8>) {
+                    rdma_of(i).prio_to_buffer = known(bufs, &src);
+                }
+            }
+            "tc" => {
+                let Some(tc) = p.num::<u8>(r, "tc") else {
+                    continue;
+                };
+                cur_tc = Some(tc);
+                let t = usize::from(tc);
+                if let (Some(slot), Some(alg)) = (tsa.get_mut(t), p.get(r, "tsa")) {
+                    *slot = alg.to_string();
+                }
+                if let (Some(slot), Some(b)) = (bw.get_mut(t), p.num::<u8>(r, "bw")) {
+                    *slot = b;
+                }
+                tc_src.get_or_insert(src);
+            }
+            "tc_prio" => {
+                if let (Some(tc), Some(prio)) = (cur_tc, p.num::<usize>(r, "prio"))
+                    && let Some(slot) = prio_tc.get_mut(prio)
+                {
+                    *slot = Some(tc);
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(src) = dscp_src {
+        // DSCPs missing from the listing are back at the default, priority 0
+        i.dscp_to_tc = known(dscp, &src);
+    }
+    if let Some(src) = tc_src {
+        let r = rdma_of(i);
+        // TCs mlnx_qos does not list carry no priority: tsa "" and bw 0
+        r.tc_tsa = known(tsa, &src);
+        r.tc_bw = known(bw, &src);
+        if prio_tc.iter().all(Option::is_some) {
+            r.prio_to_tc = known(prio_tc.iter().map(|t| t.unwrap_or(0)).collect(), &src);
+        }
+    }
+}
+
+fn sysfs_ecn(dev: &mut Device, o: &Output) {
+    let p = &o.parsed;
+    // per interface named in the paths: NP and RP enable per priority, with the first line
+    let mut np: Vec<(String, [Option<bool>; 8], Option<Src>)> = Vec::new();
+    let mut rp: Vec<(String, [Option<bool>; 8], Option<Src>)> = Vec::new();
+    for r in &p.records {
+        let Some(name) = target_if(o, p.get(r, "if")) else {
+            continue;
+        };
+        let src = o.src(r.line);
+        match p.kind(r) {
+            "enable" => {
+                let (Some(prio), Some(v)) = (p.num::<usize>(r, "prio"), p.get(r, "v")) else {
+                    continue;
+                };
+                let table = if p.get(r, "point") == Some("np") {
+                    &mut np
+                } else {
+                    &mut rp
+                };
+                let pos = match table.iter().position(|t| t.0 == name) {
+                    Some(pos) => pos,
+                    None => {
+                        table.push((name, [None; 8], None));
+                        table.len() - 1
+                    }
+                };
+                let entry = &mut table[pos];
+                if let Some(slot) = entry.1.get_mut(prio) {
+                    *slot = Some(v == "1");
+                }
+                entry.2.get_or_insert(src);
+            }
+            "cnp_dscp" => {
+                if let Some(v) = p.num::<u8>(r, "v").filter(|v| *v < 64) {
+                    rdma_of(dev.iface(&name, "ethernet")).cnp_dscp = known(v, &src);
+                }
+            }
+            "cnp_prio" => {
+                if let Some(v) = p.num::<u8>(r, "v").filter(|v| *v < 8) {
+                    rdma_of(dev.iface(&name, "ethernet")).cnp_prio = known(v, &src);
+                }
+            }
+            _ => {}
+        }
+    }
+    for (is_np, table) in [(true, np), (false, rp)] {
+        for (name, bits, src) in table {
+            // all eight priorities or nothing: a partial table cannot answer "which are on"
+            let (Some(src), true) = (src, bits.iter().all(Option::is_some)) else {
+                continue;
+            };
+            let v: Vec<bool> = bits.iter().map(|b| b.unwrap_or(false)).collect();
+            let r = rdma_of(dev.iface(&name, "ethernet"));
+            if is_np {
+                r.np_enable = known(v, &src);
+            } else {
+                r.rp_enable = known(v, &src);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// per-RDMA-device outputs
+// ---------------------------------------------------------------------------------------------
+
+fn undefined_dev(notes: &mut BuildNotes, out: usize, name: &str, line: u32) {
+    let dup = notes
+        .undefined
+        .iter()
+        .any(|(i, u)| *i == out && u.name == name && u.kind == "rdma-device");
+    if !dup {
+        notes.undefined.push((
+            out,
+            UndefinedRef {
+                kind: "rdma-device".into(),
+                name: name.to_string(),
+                line,
+            },
+        ));
+    }
+}
+
+/// `cma_roce_tos -d DEV` / `cma_roce_mode -d DEV -p 1`: both address port 1 of DEV.
+fn cma_roce(dev: &mut Device, map: &RdmaMap, idx: usize, o: &Output, notes: &mut BuildNotes) {
+    let p = &o.parsed;
+    let Some(devname) = o.args.get("dev") else {
+        return;
+    };
+    for r in &p.records {
+        let src = o.src(r.line);
+        let kind = p.kind(r);
+        if kind == "error" {
+            continue;
+        }
+        let Some(netdev) = map.netdev(devname, 1) else {
+            undefined_dev(notes, idx, devname, r.line);
+            continue;
+        };
+        let rd = rdma_of(dev.iface(netdev, "ethernet"));
+        match kind {
+            "tos" => {
+                if let Some(tos) = p.num::<u8>(r, "tos") {
+                    rd.roce_tos = known(tos, &src);
+                }
+            }
+            "mode" => {
+                if let Some(m) = p.get(r, "mode") {
+                    rd.roce_mode = known(m.to_string(), &src);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `ibv_devinfo [-v] [-d DEV]`: port state, active MTU and link layer per device port.
+/// `out` is set for the per-device command, whose unmapped device is worth reporting; the
+/// all-devices form lists InfiniBand HCAs and down ports with no netdev as a matter of course.
+fn ibv_devinfo(
+    dev: &mut Device,
+    map: &RdmaMap,
+    out: Option<usize>,
+    o: &Output,
+    notes: &mut BuildNotes,
+) {
+    let p = &o.parsed;
+    let mut cur_dev: Option<&str> = None;
+    let mut cur_port: Option<u8> = None;
+    for r in &p.records {
+        let src = o.src(r.line);
+        match p.kind(r) {
+            "hca" => {
+                cur_dev = p.get(r, "dev");
+                cur_port = None;
+                continue;
+            }
+            "port" => {
+                cur_port = p.num(r, "port");
+                if let (Some(d), Some(port), Some(out)) = (cur_dev, cur_port, out)
+                    && map.netdev(d, port).is_none()
+                {
+                    undefined_dev(notes, out, d, r.line);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let (Some(d), Some(port)) = (cur_dev, cur_port) else {
+            continue;
+        };
+        let Some(netdev) = map.netdev(d, port) else {
+            continue;
+        };
+        let rd = rdma_of(dev.iface(netdev, "ethernet"));
+        match p.kind(r) {
+            "state" => {
+                if let Some(s) = p.get(r, "state").filter(|s| *s != "invalid state") {
+                    let s = s.strip_prefix("PORT_").unwrap_or(s);
+                    rd.state = known(s.to_string(), &src);
+                }
+            }
+            "active_mtu" => {
+                if let Some(m) = p.num::<u32>(r, "mtu") {
+                    rd.active_mtu = known(m, &src);
+                }
+            }
+            "link_layer" => {
+                if let Some(ll) = p.get(r, "ll") {
+                    rd.link_layer = known(ll.to_string(), &src);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// LLDP
+// ---------------------------------------------------------------------------------------------
+
+fn set_neighbor(dev: &mut Device, ifname: &str, nb: LldpNeighbor) {
+    let i = dev.iface(ifname, "ethernet");
+    // several neighbors on one port: the first one listed is kept
+    if i.lldp_neighbor.is_none() {
+        i.lldp_neighbor = Some(nb);
+    }
+}
+
+/// The port to report: an interface name when the id is one, else the description.
+fn neighbor_port(
+    id_type: Option<&str>,
+    id_value: Option<&str>,
+    descr: Option<&str>,
+) -> Option<String> {
+    let id_is_name = match id_type {
+        Some("ifname" | "ifalias") => true,
+        // Junos and some others send the SNMP ifIndex as a "local" id
+        Some("local") => id_value.is_some_and(|v| !v.bytes().all(|b| b.is_ascii_digit())),
+        _ => false,
+    };
+    let pick = if id_is_name {
+        id_value.or(descr)
+    } else {
+        descr.filter(|d| !d.is_empty()).or(id_value)
+    };
+    pick.map(str::to_string)
+}
+
+/// A JSON value seen through lldpd's `json0` wrapping (every value an array of objects and
+/// every scalar a `{"value": ...}`): the first element of an array, else the value itself.
+fn unwrap0(v: &Value) -> &Value {
+    match v {
+        Value::Array(a) => a.first().unwrap_or(v),
+        _ => v,
+    }
+}
+
+fn str0(v: Option<&Value>) -> Option<&str> {
+    let v = unwrap0(v?);
+    v.as_str()
+        .or_else(|| v.get("value").and_then(Value::as_str))
+}
+
+/// The (interface, neighbor body) pairs of one element of `lldp.interface`.
+fn lldp_entries<'v>(item: &'v Value, entries: &mut Vec<(String, &'v Value)>) {
+    let Value::Object(m) = item else {
+        return;
+    };
+    if m.contains_key("name") {
+        // json0: {"name": "eth2", "chassis": [...], ...}
+        if let Some(n) = str0(m.get("name")) {
+            entries.push((n.to_string(), item));
+        }
+    } else {
+        // json: {"eth2": {...}}
+        for (n, body) in m {
+            entries.push((n.clone(), body));
+        }
+    }
+}
+
+fn lldp_json(v: &Value, src: &Src) -> Vec<(String, LldpNeighbor)> {
+    let mut out = Vec::new();
+    let Some(lldp) = v.get("lldp").map(unwrap0) else {
+        return out;
+    };
+    let mut entries: Vec<(String, &Value)> = Vec::new();
+    match lldp.get("interface") {
+        Some(Value::Array(items)) => {
+            for item in items {
+                lldp_entries(item, &mut entries);
+            }
+        }
+        Some(obj @ Value::Object(_)) => lldp_entries(obj, &mut entries),
+        _ => {}
+    }
+    for (ifname, body) in entries {
+        let chassis = body.get("chassis").map(unwrap0);
+        let (sysname, chassis_id) = match chassis {
+            Some(Value::Object(c)) if c.contains_key("id") => {
+                // unnamed chassis (json) or json0 layout: the name is a field
+                (
+                    str0(c.get("name")),
+                    c.get("id").map(unwrap0).and_then(|i| str0(i.get("value"))),
+                )
+            }
+            Some(Value::Object(c)) => match c.iter().next() {
+                // json: {"<system name>": {"id": {...}, ...}}
+                Some((n, inner)) => (
+                    Some(n.as_str()),
+                    inner.get("id").and_then(|i| str0(i.get("value"))),
+                ),
+                None => (None, None),
+            },
+            _ => (None, None),
+        };
+        let port = body.get("port").map(unwrap0);
+        let id = port.and_then(|p| p.get("id")).map(unwrap0);
+        let id_type = id.and_then(|i| str0(i.get("type")));
+        let id_value = id.and_then(|i| str0(i.get("value")));
+        let descr = port.and_then(|p| str0(p.get("descr")));
+        let (Some(device), Some(port)) = (
+            sysname.or(chassis_id),
+            neighbor_port(id_type, id_value, descr),
+        ) else {
+            continue;
+        };
+        out.push((
+            ifname,
+            LldpNeighbor {
+                device: device.to_string(),
+                port,
+                src: Some(src.clone()),
+            },
+        ));
+    }
+    out
+}
+
+/// `lldpctl -f keyvalue`: `lldp.<if>.chassis.name=...`, `lldp.<if>.port.<id type>=...`.
+fn lldp_keyvalue(o: &Output) -> Vec<(String, LldpNeighbor)> {
+    struct Nb<'t> {
+        ifname: &'t str,
+        line: u32,
+        name: Option<&'t str>,
+        chassis_id: Option<&'t str>,
+        id: Option<(&'t str, &'t str)>,
+        descr: Option<&'t str>,
+    }
+    let p = &o.parsed;
+    let mut nbs: Vec<Nb> = Vec::new();
+    for r in &p.records {
+        let (Some(ifname), Some(key), Some(val)) =
+            (p.get(r, "if"), p.get(r, "key"), p.get(r, "val"))
+        else {
+            continue;
+        };
+        let pos = match nbs.iter().position(|n| n.ifname == ifname) {
+            Some(pos) => pos,
+            None => {
+                nbs.push(Nb {
+                    ifname,
+                    line: r.line,
+                    name: None,
+                    chassis_id: None,
+                    id: None,
+                    descr: None,
+                });
+                nbs.len() - 1
+            }
+        };
+        let n = &mut nbs[pos];
+        match key.split_once('.') {
+            Some(("chassis", "name")) => {
+                n.name.get_or_insert(val);
+                n.line = r.line;
+            }
+            Some(("chassis", "mac" | "ip" | "local" | "ifname" | "ifalias")) => {
+                n.chassis_id.get_or_insert(val);
+            }
+            Some(("port", "descr")) => {
+                n.descr.get_or_insert(val);
+            }
+            Some(("port", t @ ("ifname" | "ifalias" | "local" | "mac" | "ip" | "agentid"))) => {
+                n.id.get_or_insert((t, val));
+            }
+            _ => {}
+        }
+    }
+    nbs.into_iter()
+        .filter_map(|n| {
+            let device = n.name.or(n.chassis_id)?;
+            let port = neighbor_port(n.id.map(|i| i.0), n.id.map(|i| i.1), n.descr)?;
+            Some((
+                n.ifname.to_string(),
+                LldpNeighbor {
+                    device: device.to_string(),
+                    port,
+                    src: Some(o.src(n.line)),
+                },
+            ))
+        })
+        .collect()
 }

@@ -1,12 +1,122 @@
-//! Platform semantics for `nxos` (see vendor-parsers/nxos.toml for the patterns).
+//! Platform semantics for `nxos` (Cisco NX-OS, Nexus 9000 class; patterns in
+//! vendor-parsers/nxos.toml).
+//!
+//! NX-OS spreads one port's QoS over four places: class-maps classify (DSCP/CoS → qos-group),
+//! a `type qos` policy applies them, the system `network-qos` policy decides which qos-groups
+//! pause (PFC) and their MTU, and a `type queuing` policy schedules the egress queues and marks
+//! ECN. The config side (`config`) collects definitions and interface blocks from
+//! `show running-config` and `show running-config interface`; `qos` resolves the chain for
+//! each interface and applies NX-OS defaults for absent lines; `show` reads the operational
+//! outputs (`show interface`, LLDP, `show interface priority-flow-control`), which win over
+//! the config where both speak.
+
+mod config;
+mod qos;
+mod show;
 
 use super::{BuildNotes, Output};
 use crate::model::Device;
 
-pub fn build(_dev: &mut Device, _outs: &[Output]) -> BuildNotes {
-    BuildNotes::default()
+/// Command ids of vendor-parsers/nxos.toml.
+const CONFIG_IDS: &[&str] = &["running-config", "show-running-interface"];
+
+pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
+    let mut notes = BuildNotes::default();
+    let mut cfg = config::Config::default();
+    for (i, o) in outs.iter().enumerate() {
+        if CONFIG_IDS.contains(&o.cmd.id.as_str()) {
+            cfg.read(i, o);
+        }
+    }
+    if cfg.seen {
+        qos::apply(dev, &cfg, &mut notes);
+    }
+    // Operational outputs after the config: what the device reports wins.
+    for id in [
+        "show-interface",
+        "show-lldp-neighbors",
+        "show-lldp-neighbors-detail",
+        "show-interface-priority-flow-control",
+    ] {
+        for o in outs.iter().filter(|o| o.cmd.id == id) {
+            show::read(dev, o);
+        }
+    }
+    notes
 }
 
+/// Canonical NX-OS interface name: `Eth1/1`, `eth1/1`, `ethernet 1/1` → `Ethernet1/1`;
+/// `Po10`, `port-channel 10` → `port-channel10`; `Vlan10`, `Lo0`, `mgmt0`, `nve1`.
 pub fn canonical_ifname(name: &str) -> String {
-    name.to_string()
+    let n = name.trim();
+    let split = n.find(|c: char| c.is_ascii_digit()).unwrap_or(n.len());
+    let (word, rest) = n.split_at(split);
+    let word = word.trim().to_ascii_lowercase();
+    let rest = rest.trim();
+    if rest.is_empty() {
+        return n.to_string();
+    }
+    let family = match word.as_str() {
+        "e" | "et" | "eth" | "ethe" | "ether" | "ethernet" => "Ethernet",
+        "po" | "port-channel" | "port-ch" | "portchannel" => "port-channel",
+        "vl" | "vlan" => "Vlan",
+        "lo" | "loopback" => "loopback",
+        "mgmt" => "mgmt",
+        "nve" => "nve",
+        "tunnel" | "tu" => "Tunnel",
+        _ => return n.to_string(),
+    };
+    format!("{family}{rest}")
+}
+
+/// Interface kind from a canonical name (sub-interfaces are `other`).
+pub(crate) fn if_kind(name: &str) -> &'static str {
+    let sub = name.contains('.');
+    if name.starts_with("Ethernet") {
+        if sub { "other" } else { "ethernet" }
+    } else if name.starts_with("port-channel") {
+        if sub { "other" } else { "port-channel" }
+    } else if name.starts_with("Vlan") {
+        "vlan"
+    } else if name.starts_with("loopback") {
+        "loopback"
+    } else if name.starts_with("mgmt") {
+        "mgmt"
+    } else if name.starts_with("nve") || name.starts_with("Tunnel") {
+        "tunnel"
+    } else {
+        "other"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_names() {
+        assert_eq!(canonical_ifname("Eth1/1"), "Ethernet1/1");
+        assert_eq!(canonical_ifname("eth1/49"), "Ethernet1/49");
+        assert_eq!(canonical_ifname("ethernet 1/2"), "Ethernet1/2");
+        assert_eq!(canonical_ifname("Ethernet1/1/3"), "Ethernet1/1/3");
+        assert_eq!(canonical_ifname("Eth101/1/10"), "Ethernet101/1/10");
+        assert_eq!(canonical_ifname("Po10"), "port-channel10");
+        assert_eq!(canonical_ifname("port-channel 10"), "port-channel10");
+        assert_eq!(canonical_ifname("vlan10"), "Vlan10");
+        assert_eq!(canonical_ifname("Lo0"), "loopback0");
+        assert_eq!(canonical_ifname("mgmt0"), "mgmt0");
+        assert_eq!(canonical_ifname("Fa1/0/9"), "Fa1/0/9");
+        assert_eq!(canonical_ifname("1a51.4800.0001"), "1a51.4800.0001");
+        assert_eq!(canonical_ifname(""), "");
+    }
+
+    #[test]
+    fn kinds() {
+        assert_eq!(if_kind("Ethernet1/1"), "ethernet");
+        assert_eq!(if_kind("Ethernet1/1.100"), "other");
+        assert_eq!(if_kind("port-channel10"), "port-channel");
+        assert_eq!(if_kind("Vlan10"), "vlan");
+        assert_eq!(if_kind("mgmt0"), "mgmt");
+        assert_eq!(if_kind("loopback0"), "loopback");
+    }
 }

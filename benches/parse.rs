@@ -1,0 +1,159 @@
+//! Parse-rate and whole-fabric benchmarks. Run with `cargo bench`; prints figures.
+//!
+//! (a) NX-OS `show interface`: a generated ~100 MB corpus (1,000 devices × 52 interfaces, in
+//!     the real output format with every counter block), parsed and turned into the model
+//!     (every field the model takes from it), in parallel across devices.
+//! (b) A synthetic fabric of 10,000 devices written to a temporary snapshot folder (NX-OS and
+//!     EOS leaves and spines, Linux GPU hosts), then audited: read + parse, check, total, and
+//!     the peak resident memory of the process.
+//!
+//! Set FA_BENCH_SCALE=0.1 for a quick run (both corpora scaled down).
+
+use fabric_audit::device::build_device;
+use fabric_audit::snapshot::{DeviceInput, InputFile};
+use rayon::prelude::*;
+use std::fmt::Write as _;
+use std::time::Instant;
+
+fn scale() -> f64 {
+    std::env::var("FA_BENCH_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0)
+}
+
+/// One interface block of `show interface` as NX-OS 9.3 prints it.
+fn nxos_interface(out: &mut String, dev: usize, slot: usize, port: usize) {
+    let up = (dev + port) % 7 != 0;
+    let mtu = if port % 13 == 0 { 1500 } else { 9216 };
+    let speed = if port < 48 { 100 } else { 400 };
+    let n = (dev * 52 + port) as u64 * 7919;
+    let _ = write!(
+        out,
+        "Ethernet{slot}/{port} is {state}\n\
+admin state is up, Dedicated Interface\n\
+  Hardware: 100000 Ethernet, address: 00de.fb{dev:02x}.{port:04x} (bia 00de.fb{dev:02x}.{port:04x})\n\
+  Description: gpu-node-{dev:04}-{port:02} rail {rail}\n\
+  MTU {mtu} bytes, BW {bw} Kbit, DLY 10 usec\n\
+  reliability 255/255, txload 1/255, rxload 1/255\n\
+  Encapsulation ARPA, medium is broadcast\n\
+  Port mode is routed\n\
+  full-duplex, {speed} Gb/s, media type is {speed}G\n\
+  Beacon is turned off\n\
+  Auto-Negotiation is turned on  FEC mode is Auto\n\
+  Input flow-control is off, output flow-control is off\n\
+  Auto-mdix is turned off\n\
+  Rate mode is dedicated\n\
+  Switchport monitor is off\n\
+  EtherType is 0x8100\n\
+  EEE (efficient-ethernet) : n/a\n\
+    admin fec state is auto, oper fec state is Rs-fec\n\
+  Last link flapped 3week(s) 2day(s)\n\
+  Last clearing of \"show interface\" counters never\n\
+  2 interface resets\n\
+  Load-Interval #1: 30 seconds\n\
+    30 seconds input rate {r1} bits/sec, {p1} packets/sec\n\
+    30 seconds output rate {r2} bits/sec, {p2} packets/sec\n\
+    input rate 1.20 Gbps, 98.10 Kpps; output rate 1.10 Gbps, 87.30 Kpps\n\
+  Load-Interval #2: 5 minute (300 seconds)\n\
+    300 seconds input rate {r1} bits/sec, {p1} packets/sec\n\
+    300 seconds output rate {r2} bits/sec, {p2} packets/sec\n\
+    input rate 1.20 Gbps, 98.10 Kpps; output rate 1.10 Gbps, 87.30 Kpps\n\
+  RX\n\
+    {u1} unicast packets  {m1} multicast packets  12 broadcast packets\n\
+    {t1} input packets  {b1} bytes\n\
+    {j1} jumbo packets  0 storm suppression packets\n\
+    0 runts  0 giants  0 CRC/FCS  0 no buffer\n\
+    0 input error  0 short frame  0 overrun   0 underrun  0 ignored\n\
+    0 watchdog  0 bad etype drop  0 bad proto drop  0 if down drop\n\
+    0 input with dribble  0 input discard\n\
+    {px} Rx pause\n\
+  TX\n\
+    {u2} unicast packets  {m2} multicast packets  3 broadcast packets\n\
+    {t2} output packets  {b2} bytes\n\
+    {j2} jumbo packets\n\
+    0 output error  0 collision  0 deferred  0 late collision\n\
+    0 lost carrier  0 no carrier  0 babble  0 output discard\n\
+    {px} Tx pause\n\n",
+        state = if up { "up" } else { "down (Link not connected)" },
+        rail = port % 8,
+        bw = speed * 1_000_000,
+        r1 = n % 1_000_000_007,
+        r2 = n % 999_999_937,
+        p1 = n % 98_317,
+        p2 = n % 87_211,
+        u1 = n * 31,
+        m1 = n % 10_007,
+        t1 = n * 31 + n % 10_007 + 12,
+        b1 = n * 31 * 4096,
+        j1 = n * 29,
+        u2 = n * 37,
+        m2 = n % 9_973,
+        t2 = n * 37 + n % 9_973 + 3,
+        b2 = n * 37 * 4096,
+        j2 = n * 35,
+        px = n % 17,
+    );
+}
+
+fn bench_show_interface() {
+    let parsers = fabric_audit::load_parsers(None).expect("parsers");
+    let devices = ((1000.0 * scale()) as usize).max(1);
+    let outputs: Vec<String> = (0..devices)
+        .into_par_iter()
+        .map(|d| {
+            let mut s = String::with_capacity(110_000);
+            for port in 1..=52 {
+                nxos_interface(&mut s, d, 1, port);
+            }
+            s
+        })
+        .collect();
+    let bytes: usize = outputs.iter().map(|s| s.len()).sum();
+    let inputs: Vec<DeviceInput> = outputs
+        .into_iter()
+        .enumerate()
+        .map(|(d, text)| DeviceInput {
+            name: format!("leaf{d:04}"),
+            platform: Some("nxos".into()),
+            platform_reason: "bench".into(),
+            role: Some("leaf".into()),
+            files: vec![InputFile {
+                rel: format!("devices/leaf{d:04}/show_interface.txt"),
+                command: Some("show interface".into()),
+                text: Ok(text),
+            }],
+            error: None,
+        })
+        .collect();
+    // Warm-up on one device, and a check that the bench measures a real parse.
+    let (dev, _) = build_device(&parsers, &inputs[0]);
+    assert_eq!(dev.interfaces.len(), 52, "every interface parsed");
+    assert!(dev.parse[0].unrecognized.is_empty(), "unrecognized: {:?}", &dev.parse[0].unrecognized[..3.min(dev.parse[0].unrecognized.len())]);
+    assert!(dev.interfaces.iter().all(|i| i.mtu.is_some() && i.speed_gbps.is_some() && i.link_pause.rx.is_some()));
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let n: usize = inputs
+            .par_iter()
+            .map(|i| build_device(&parsers, i).0.interfaces.len())
+            .sum();
+        let secs = t.elapsed().as_secs_f64();
+        assert_eq!(n, devices * 52);
+        best = best.min(secs);
+    }
+    println!(
+        "(a) nxos show interface: {devices} devices x 52 interfaces, {:.1} MB parsed into the model in {:.3} s = {:.0} MB/s ({} threads)",
+        bytes as f64 / 1e6,
+        best,
+        bytes as f64 / 1e6 / best,
+        rayon::current_num_threads()
+    );
+}
+
+fn main() {
+    // `cargo bench` passes --bench; ignore arguments.
+    bench_show_interface();
+    fabric_bench::run(scale());
+}
+
+mod fabric_bench {
+    include!("fabric_gen.rs");
+}

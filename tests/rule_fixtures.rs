@@ -1,0 +1,228 @@
+//! Every rule on real snapshot files, the way a user runs it: `fixtures/rules/<RULE>/<case>.toml`
+//! describes a firing case as edits to a correct base snapshot (`fixtures/clean-fabric` unless
+//! `base` says otherwise); the test copies the base, applies the edits (each `replace` text must
+//! be present, so a case cannot silently stop applying), runs the `fabric-audit` binary and
+//! checks that the rule fires exactly where `expect` says. The clean base itself must pass every
+//! rule without a single error or warning, and must exercise every rule that has a fixture.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    #[serde(default = "clean")]
+    base: String,
+    description: String,
+    /// Platform the fault is written in (for the per-platform coverage report).
+    platform: String,
+    #[serde(default)]
+    edit: Vec<Edit>,
+    #[serde(default)]
+    add: Vec<Add>,
+    #[serde(default)]
+    remove: Vec<String>,
+    expect: Vec<Expect>,
+}
+
+fn clean() -> String {
+    "clean-fabric".into()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Edit {
+    file: String,
+    replace: String,
+    with: String,
+    /// Replace every occurrence (default: the first only).
+    #[serde(default)]
+    all: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Add {
+    file: String,
+    content: String,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    device: String,
+    #[serde(default)]
+    interface: Option<String>,
+    #[serde(default)]
+    severity: Option<String>,
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        let t = to.join(e.file_name());
+        if p.is_dir() {
+            copy_tree(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
+}
+
+fn audit(snapshot: &Path) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
+        .arg("audit")
+        .arg(snapshot)
+        .args(["--format", "json", "--fail-on", "never"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn cases() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(fixtures().join("rules")) else {
+        return out;
+    };
+    for d in rd.flatten() {
+        if !d.path().is_dir() {
+            continue;
+        }
+        let id = d.file_name().to_string_lossy().into_owned();
+        for f in std::fs::read_dir(d.path()).unwrap().flatten() {
+            if f.path().extension().is_some_and(|e| e == "toml") {
+                out.push((id.clone(), f.path()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn run_case(id: &str, path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let case: Case = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let _ = (&case.description, &case.platform);
+    let tmp = std::env::temp_dir().join(format!(
+        "fa-rulecase-{}-{}-{}",
+        std::process::id(),
+        id,
+        path.file_stem().unwrap().to_string_lossy()
+    ));
+    let _ = std::fs::remove_dir_all(&tmp);
+    copy_tree(&fixtures().join(&case.base), &tmp);
+    for e in &case.edit {
+        let f = tmp.join(&e.file);
+        let body = std::fs::read_to_string(&f).map_err(|err| format!("{}: edit {}: {err}", path.display(), e.file))?;
+        if !body.contains(&e.replace) {
+            return Err(format!("{}: {:?} not found in {}", path.display(), e.replace, e.file));
+        }
+        let new = if e.all { body.replace(&e.replace, &e.with) } else { body.replacen(&e.replace, &e.with, 1) };
+        std::fs::write(&f, new).unwrap();
+    }
+    for a in &case.add {
+        let f = tmp.join(&a.file);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(&f, &a.content).unwrap();
+    }
+    for r in &case.remove {
+        std::fs::remove_file(tmp.join(r)).map_err(|e| format!("{}: remove {r}: {e}", path.display()))?;
+    }
+    let v = audit(&tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
+    let hits: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == id && f["evidence"]["undecided"] != true)
+        .collect();
+    let mut errs = Vec::new();
+    for ex in &case.expect {
+        let found = hits.iter().any(|f| {
+            f["device"] == ex.device.as_str()
+                && ex.interface.as_deref().is_none_or(|i| f["interface"] == i)
+                && ex.severity.as_deref().is_none_or(|s| f["severity"] == s)
+        });
+        if !found {
+            errs.push(format!("expected {id} on {ex:?}"));
+        }
+    }
+    if hits.len() != case.expect.len() {
+        errs.push(format!("{} {id} findings, {} expected", hits.len(), case.expect.len()));
+    }
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        let got: Vec<String> = hits
+            .iter()
+            .map(|f| format!("{} {} {}: {}", f["severity"], f["device"], f["interface"], f["message"]))
+            .collect();
+        Err(format!("{}: {}\n  got: {got:#?}", path.display(), errs.join("; ")))
+    }
+}
+
+#[test]
+fn every_rule_case_fires_where_expected() {
+    let mut failures = Vec::new();
+    for (id, path) in cases() {
+        if let Err(e) = run_case(&id, &path) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn clean_fabric_is_clean_and_exercises_every_rule() {
+    let base = fixtures().join("clean-fabric");
+    let a = fabric_audit::audit::run(&base, &Default::default()).unwrap();
+    // Undecided is acceptable only where the rule does not claim the device's platform (EOS
+    // has no static buffer thresholds in its config, so BUF001 cannot decide there).
+    let rules = fabric_audit::audit::load_rules(None).unwrap();
+    let claims = |rule: &str, device: &str| -> bool {
+        let platform = a.fabric.devices.iter().find(|d| d.name == device).map(|d| d.platform.as_str());
+        rules
+            .get(rule)
+            .is_some_and(|r| platform.is_some_and(|p| r.spec.platforms.iter().any(|x| x == p)))
+    };
+    let noisy: Vec<String> = a
+        .findings
+        .iter()
+        .filter(|f| {
+            f.severity > fabric_audit::finding::Severity::Info || (f.undecided() && claims(&f.rule, &f.device))
+        })
+        .map(|f| format!("{} {} {:?}: {}", f.rule, f.device, f.interface, f.message))
+        .collect();
+    assert!(noisy.is_empty(), "clean fabric has findings:\n{}", noisy.join("\n"));
+    let with_cases: std::collections::BTreeSet<String> = cases().into_iter().map(|(id, _)| id).collect();
+    // Rules whose clean state is the absence of something (no notice, no failed file) pass at
+    // fabric or device level; every other rule must have checked and passed objects here.
+    let missing: Vec<&String> = with_cases
+        .iter()
+        .filter(|id| a.passes.get(*id).copied().unwrap_or(0) == 0)
+        .collect();
+    assert!(missing.is_empty(), "rules the clean fabric never exercised: {missing:?}");
+}
+
+#[test]
+fn every_rule_has_a_firing_case() {
+    let rules = fabric_audit::audit::load_rules(None).unwrap();
+    let have: BTreeMap<String, usize> = cases().into_iter().fold(BTreeMap::new(), |mut m, (id, _)| {
+        *m.entry(id).or_default() += 1;
+        m
+    });
+    let missing: Vec<&str> = rules
+        .rules
+        .iter()
+        .map(|r| r.spec.id.as_str())
+        .filter(|id| !have.contains_key(*id))
+        .collect();
+    assert!(missing.is_empty(), "rules without a firing fixture in fixtures/rules/: {missing:?}");
+}
