@@ -11,8 +11,16 @@ fn embed(dir: &str, out: &mut String, name: &str) {
     let _ = writeln!(out, "pub static {name}: &[(&str, &str)] = &[");
     for f in files {
         let abs = std::fs::canonicalize(&f).unwrap_or(f.clone());
-        let fname = f.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let _ = writeln!(out, "    ({:?}, include_str!({:?})),", format!("{dir}/{fname}"), abs.display().to_string());
+        let fname = f
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "    ({:?}, include_str!({:?})),",
+            format!("{dir}/{fname}"),
+            abs.display().to_string()
+        );
     }
     let _ = writeln!(out, "];");
     println!("cargo:rerun-if-changed={dir}");
@@ -22,7 +30,8 @@ fn main() {
     let mut out = String::new();
     embed("rules", &mut out, "RULES");
     embed("vendor-parsers", &mut out, "PARSERS");
-    let dest = Path::new(&std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into())).join("embedded.rs");
+    let dest =
+        Path::new(&std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into())).join("embedded.rs");
     if let Err(e) = std::fs::write(&dest, out) {
         panic!("cannot write {}: {e}", dest.display());
     }

@@ -33,25 +33,52 @@ struct Template {
 }
 
 fn templates(demo: &Path) -> (Vec<Template>, Vec<Template>, PathBuf, Vec<String>) {
-    let fabric: toml::Table = toml::from_str(&std::fs::read_to_string(demo.join("fabric.toml")).expect("demo fabric.toml"))
-        .expect("demo fabric.toml parses");
+    let fabric: toml::Table = toml::from_str(
+        &std::fs::read_to_string(demo.join("fabric.toml")).expect("demo fabric.toml"),
+    )
+    .expect("demo fabric.toml parses");
     let mut spines = Vec::new();
     let mut leaves = Vec::new();
     let mut host = None;
     let mut host_nics = Vec::new();
-    let links = fabric.get("link").and_then(|l| l.as_array()).cloned().unwrap_or_default();
-    for d in fabric.get("device").and_then(|d| d.as_array()).cloned().unwrap_or_default() {
-        let name = d.get("name").and_then(|v| v.as_str()).unwrap_or_default().to_string();
-        let platform = d.get("platform").and_then(|v| v.as_str()).unwrap_or_default().to_string();
-        let role = d.get("role").and_then(|v| v.as_str()).unwrap_or_default().to_string();
+    let links = fabric
+        .get("link")
+        .and_then(|l| l.as_array())
+        .cloned()
+        .unwrap_or_default();
+    for d in fabric
+        .get("device")
+        .and_then(|d| d.as_array())
+        .cloned()
+        .unwrap_or_default()
+    {
+        let name = d
+            .get("name")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let platform = d
+            .get("platform")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let role = d
+            .get("role")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string();
         // Ports of this device that the plan uses.
         let mut ports = Vec::new();
         for l in &links {
             for side in ["a", "b"] {
-                if let Some((dn, p)) = l.get(side).and_then(|v| v.as_str()).and_then(|s| s.split_once(':')) {
-                    if dn == name && !ports.contains(&p.to_string()) {
-                        ports.push(p.to_string());
-                    }
+                if let Some((dn, p)) = l
+                    .get(side)
+                    .and_then(|v| v.as_str())
+                    .and_then(|s| s.split_once(':'))
+                    && dn == name
+                    && !ports.contains(&p.to_string())
+                {
+                    ports.push(p.to_string());
                 }
             }
         }
@@ -71,10 +98,52 @@ fn templates(demo: &Path) -> (Vec<Template>, Vec<Template>, PathBuf, Vec<String>
             continue;
         };
         let text = std::fs::read_to_string(path).expect("config");
-        let t = Template { platform, role: role.clone(), text, ports };
-        if role == "spine" { spines.push(t) } else { leaves.push(t) }
+        let t = Template {
+            platform,
+            role: role.clone(),
+            text,
+            ports,
+        };
+        if role == "spine" {
+            spines.push(t)
+        } else {
+            leaves.push(t)
+        }
     }
-    (spines, leaves, host.expect("a host in the demo fabric"), host_nics)
+    if host.is_none() {
+        // Hosts are device folders (their platform is in device.toml, not fabric.toml).
+        let first = std::fs::read_dir(demo.join("devices"))
+            .expect("demo devices/")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .min()
+            .expect("a host in the demo fabric");
+        let hname = first
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for l in &links {
+            for side in ["a", "b"] {
+                if let Some((dn, p)) = l
+                    .get(side)
+                    .and_then(|v| v.as_str())
+                    .and_then(|s| s.split_once(':'))
+                    && dn == hname
+                    && !host_nics.contains(&p.to_string())
+                {
+                    host_nics.push(p.to_string());
+                }
+            }
+        }
+        host = Some(first);
+    }
+    (
+        spines,
+        leaves,
+        host.expect("a host in the demo fabric"),
+        host_nics,
+    )
 }
 
 fn generate(root: &Path, n_spines: usize, n_leaves: usize, n_hosts: usize) -> (usize, u64) {
@@ -90,7 +159,10 @@ fn generate(root: &Path, n_spines: usize, n_leaves: usize, n_hosts: usize) -> (u
         let text = t.text.replace("spine1", &name).replace("spine2", &name);
         bytes += text.len() as u64;
         std::fs::write(root.join("configs").join(format!("{name}.cfg")), text).expect("write");
-        fabric.push_str(&format!("[[device]]\nname = \"{name}\"\nplatform = \"{}\"\nrole = \"{}\"\n", t.platform, t.role));
+        fabric.push_str(&format!(
+            "[[device]]\nname = \"{name}\"\nplatform = \"{}\"\nrole = \"{}\"\n",
+            t.platform, t.role
+        ));
     }
     for i in 0..n_leaves {
         let t = &leaves[i % leaves.len()];
@@ -101,8 +173,18 @@ fn generate(root: &Path, n_spines: usize, n_leaves: usize, n_hosts: usize) -> (u
         }
         bytes += text.len() as u64;
         std::fs::write(root.join("configs").join(format!("{name}.cfg")), text).expect("write");
-        fabric.push_str(&format!("[[device]]\nname = \"{name}\"\nplatform = \"{}\"\nrole = \"{}\"\n", t.platform, t.role));
-        let (up, down): (Vec<String>, Vec<String>) = t.ports.iter().cloned().partition(|p| p.ends_with("/49") || p.ends_with("/50") || p.ends_with("49/1") || p.ends_with("50/1") || p == "Ethernet49" || p == "Ethernet50");
+        fabric.push_str(&format!(
+            "[[device]]\nname = \"{name}\"\nplatform = \"{}\"\nrole = \"{}\"\n",
+            t.platform, t.role
+        ));
+        let (up, down): (Vec<String>, Vec<String>) = t.ports.iter().cloned().partition(|p| {
+            p.ends_with("/49")
+                || p.ends_with("/50")
+                || p.ends_with("49/1")
+                || p.ends_with("50/1")
+                || p == "Ethernet49"
+                || p == "Ethernet50"
+        });
         leaf_ports.push((name, down, up));
     }
     let mut next_port = vec![0usize; n_leaves];
@@ -111,12 +193,18 @@ fn generate(root: &Path, n_spines: usize, n_leaves: usize, n_hosts: usize) -> (u
         let name = format!("gpu{h:05}");
         let dir = root.join("devices").join(&name);
         copy_dir(&host_dir, &dir);
-        bytes += std::fs::read_dir(&dir).expect("dir").flatten().map(|e| e.metadata().map(|m| m.len()).unwrap_or(0)).sum::<u64>();
+        bytes += std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.metadata().map(|m| m.len()).unwrap_or(0))
+            .sum::<u64>();
         for (k, nic) in host_nics.iter().enumerate() {
             let li = (h * host_nics.len() + k) % n_leaves;
             let (lname, ports, _) = &leaf_ports[li];
             if let Some(p) = ports.get(next_port[li]) {
-                links.push_str(&format!("[[link]]\na = \"{name}:{nic}\"\nb = \"{lname}:{p}\"\ncable_m = 3\n"));
+                links.push_str(&format!(
+                    "[[link]]\na = \"{name}:{nic}\"\nb = \"{lname}:{p}\"\ncable_m = 3\n"
+                ));
                 next_port[li] += 1;
             }
         }
@@ -127,7 +215,9 @@ fn generate(root: &Path, n_spines: usize, n_leaves: usize, n_hosts: usize) -> (u
             let sp = &spines[s % spines.len()];
             if let Some(sport) = sp.ports.get(li % sp.ports.len().max(1)) {
                 let _ = sport;
-                links.push_str(&format!("[[link]]\na = \"{lname}:{p}\"\nb = \"spine{s:03}:{sport}\"\ncable_m = 30\n"));
+                links.push_str(&format!(
+                    "[[link]]\na = \"{lname}:{p}\"\nb = \"spine{s:03}:{sport}\"\ncable_m = 30\n"
+                ));
             }
         }
     }

@@ -37,7 +37,10 @@ pub fn load_rules(dir: Option<&Path>) -> Result<RuleSet> {
     RuleSet::load(&files).map_err(|errs| {
         anyhow::anyhow!(
             "invalid rule file(s):\n{}",
-            errs.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n")
+            errs.iter()
+                .map(|e| format!("  {e}"))
+                .collect::<Vec<_>>()
+                .join("\n")
         )
     })
 }
@@ -64,7 +67,12 @@ pub fn resolve_policy(
                 line,
                 message: format!(
                     "unknown policy key {k:?} (known: {})",
-                    policy.keys().cloned().chain(params.iter().cloned()).collect::<Vec<_>>().join(", ")
+                    policy
+                        .keys()
+                        .cloned()
+                        .chain(params.iter().cloned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             });
         }

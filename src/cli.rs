@@ -9,7 +9,11 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "fabric-audit", version, about = "Audit lossless RoCEv2 fabrics: PFC, ECN, DSCP, MTU, buffers, watchdog, scheduling")]
+#[command(
+    name = "fabric-audit",
+    version,
+    about = "Audit lossless RoCEv2 fabrics: PFC, ECN, DSCP, MTU, buffers, watchdog, scheduling"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -87,7 +91,9 @@ fn use_color(c: ColorChoice, to_file: bool) -> bool {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            !to_file && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stdout().is_terminal()
+            !to_file
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
         }
     }
 }
@@ -132,7 +138,11 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                 FailOn::Never => None,
             };
             let failed = threshold.is_some_and(|t| a.findings.iter().any(|f| f.severity >= t));
-            Ok(if failed { ExitStatus::Failure } else { ExitStatus::Success })
+            Ok(if failed {
+                ExitStatus::Failure
+            } else {
+                ExitStatus::Success
+            })
         }
         Command::Explain { id, rules } => {
             let rs = audit::load_rules(rules.as_deref())?;
@@ -161,7 +171,11 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                         c.cmd,
                         c.id,
                         if c.config { " [config]" } else { "" },
-                        if c.per != "once" { format!(" [{}]", c.per) } else { String::new() }
+                        if c.per != "once" {
+                            format!(" [{}]", c.per)
+                        } else {
+                            String::new()
+                        }
                     ));
                 }
             }

@@ -43,15 +43,15 @@ fn command_of<'p>(
         }
         re.push_str(&regex::escape(&command_file_name(rest)));
         re.push('$');
-        if let Ok(r) = regex::Regex::new(&re) {
-            if let Some(caps) = r.captures(fname) {
-                let args = names
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, n)| caps.get(i + 1).map(|m| (n.clone(), m.as_str().to_string())))
-                    .collect();
-                return Some((c, args));
-            }
+        if let Ok(r) = regex::Regex::new(&re)
+            && let Some(caps) = r.captures(fname)
+        {
+            let args = names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, n)| caps.get(i + 1).map(|m| (n.clone(), m.as_str().to_string())))
+                .collect();
+            return Some((c, args));
         }
     }
     None
@@ -111,7 +111,10 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
     };
     dev.platform = pid.clone();
     dev.is_switch = pid != "linux";
-    dev.role = input.role.clone().unwrap_or_else(|| default_role(&pid, &input.name));
+    dev.role = input
+        .role
+        .clone()
+        .unwrap_or_else(|| default_role(&pid, &input.name));
     let Some(platform) = parsers.platform(&pid) else {
         for f in &input.files {
             dev.parse.push(FileParse {
@@ -289,6 +292,10 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 pub fn all_unrecognized(dev: &Device) -> Vec<(String, Unrecognized)> {
     dev.parse
         .iter()
-        .flat_map(|p| p.unrecognized.iter().map(move |u| (p.file.clone(), u.clone())))
+        .flat_map(|p| {
+            p.unrecognized
+                .iter()
+                .map(move |u| (p.file.clone(), u.clone()))
+        })
         .collect()
 }

@@ -18,10 +18,26 @@ pub fn render(r: &Rule) -> String {
         r.file,
         r.line
     );
-    let _ = writeln!(out, "What it checks\n  {}\n", s.doc.what.trim().replace('\n', "\n  "));
-    let _ = writeln!(out, "Why it matters\n  {}\n", s.doc.why.trim().replace('\n', "\n  "));
-    let _ = writeln!(out, "Example of a bad config\n  {}\n", s.doc.example.trim().replace('\n', "\n  "));
-    let _ = writeln!(out, "The fix\n  {}\n", s.doc.fix.trim().replace('\n', "\n  "));
+    let _ = writeln!(
+        out,
+        "What it checks\n  {}\n",
+        s.doc.what.trim().replace('\n', "\n  ")
+    );
+    let _ = writeln!(
+        out,
+        "Why it matters\n  {}\n",
+        s.doc.why.trim().replace('\n', "\n  ")
+    );
+    let _ = writeln!(
+        out,
+        "Example of a bad config\n  {}\n",
+        s.doc.example.trim().replace('\n', "\n  ")
+    );
+    let _ = writeln!(
+        out,
+        "The fix\n  {}\n",
+        s.doc.fix.trim().replace('\n', "\n  ")
+    );
     if !s.params.is_empty() {
         let _ = writeln!(out, "Parameters (override in fabric.toml [policy])");
         for (k, v) in &s.params {
@@ -30,7 +46,11 @@ pub fn render(r: &Rule) -> String {
         out.push('\n');
     }
     if let Some(u) = &s.doc.unverified {
-        let _ = writeln!(out, "Unverified numbers\n  {}\n", u.trim().replace('\n', "\n  "));
+        let _ = writeln!(
+            out,
+            "Unverified numbers\n  {}\n",
+            u.trim().replace('\n', "\n  ")
+        );
     }
     if !s.doc.references.is_empty() {
         let _ = writeln!(out, "References");

@@ -46,7 +46,10 @@ pub fn assemble(
     for n in &snap.notices {
         notices.push(Notice {
             kind: "snapshot".into(),
-            device: n.device.clone().unwrap_or_else(|| crate::finding::FABRIC.into()),
+            device: n
+                .device
+                .clone()
+                .unwrap_or_else(|| crate::finding::FABRIC.into()),
             file: n.file.clone(),
             line: n.line,
             message: n.message.clone(),
@@ -72,7 +75,7 @@ pub fn assemble(
 }
 
 /// Resolve a neighbor's advertised system name to a device of the fabric.
-fn resolve_device<'a>(names: &'a HashMap<String, usize>, sys: &str) -> Option<usize> {
+fn resolve_device(names: &HashMap<String, usize>, sys: &str) -> Option<usize> {
     let s = sys.trim().to_ascii_lowercase();
     if let Some(&i) = names.get(&s) {
         return Some(i);
@@ -127,12 +130,18 @@ pub fn build_links(snap: &Snapshot, devices: &mut [Device]) -> (Vec<Link>, Vec<T
                 Some((d, i)) => match resolve_device(&names, d) {
                     None => notes.push(TopoNote {
                         line: snap.fabric_line(side.span().start),
-                        message: format!("link end {:?}: no device {d:?} in the snapshot", side.get_ref()),
+                        message: format!(
+                            "link end {:?}: no device {d:?} in the snapshot",
+                            side.get_ref()
+                        ),
                     }),
                     Some(di) => {
                         let dev = &devices[di];
                         let name = canonical_ifname(&dev.platform, i);
-                        if dev.error.is_none() && !dev.interfaces.is_empty() && dev.interface(&name).is_none() {
+                        if dev.error.is_none()
+                            && !dev.interfaces.is_empty()
+                            && dev.interface(&name).is_none()
+                        {
                             notes.push(TopoNote {
                                 line: snap.fabric_line(side.span().start),
                                 message: format!(
@@ -256,9 +265,8 @@ pub fn build_links(snap: &Snapshot, devices: &mut [Device]) -> (Vec<Link>, Vec<T
             if let Some(n) = &i.lldp_neighbor {
                 let peer = resolve_device(&names, &n.device);
                 i.lldp_in_fabric = Some(peer.is_some());
-                i.lldp_peer = peer.map(|pi| {
-                    format!("{}:{}", meta[pi].0, canonical_ifname(&meta[pi].1, &n.port))
-                });
+                i.lldp_peer = peer
+                    .map(|pi| format!("{}:{}", meta[pi].0, canonical_ifname(&meta[pi].1, &n.port)));
             }
         }
     }

@@ -33,7 +33,10 @@ pub fn load_parsers(dir: Option<&Path>) -> Result<parser::Parsers> {
     parser::Parsers::load(&files).map_err(|errs| {
         anyhow::anyhow!(
             "invalid vendor parser file(s):\n{}",
-            errs.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n")
+            errs.iter()
+                .map(|e| format!("  {e}"))
+                .collect::<Vec<_>>()
+                .join("\n")
         )
     })
 }
@@ -49,7 +52,8 @@ pub fn read_toml_dir(dir: &Path) -> Result<Vec<(String, String)>> {
         .collect();
     paths.sort();
     for p in paths {
-        let text = std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
+        let text =
+            std::fs::read_to_string(&p).with_context(|| format!("cannot read {}", p.display()))?;
         out.push((p.display().to_string(), text));
     }
     Ok(out)

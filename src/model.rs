@@ -103,7 +103,9 @@ impl<T: Serialize> Serialize for Sourced<T> {
 }
 
 /// Platform ids (DESIGN.md, fixed).
-pub const PLATFORMS: &[&str] = &["nxos", "eos", "cumulus", "sonic", "onyx", "junos", "os10", "linux"];
+pub const PLATFORMS: &[&str] = &[
+    "nxos", "eos", "cumulus", "sonic", "onyx", "junos", "os10", "linux",
+];
 
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Fabric {

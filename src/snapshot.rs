@@ -305,11 +305,11 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
             }),
         }
     }
-    if dev.platform.is_none() {
-        if let Some(p) = &meta.platform {
-            dev.platform = Some(p.clone());
-            dev.platform_reason = "device.toml".into();
-        }
+    if dev.platform.is_none()
+        && let Some(p) = &meta.platform
+    {
+        dev.platform = Some(p.clone());
+        dev.platform_reason = "device.toml".into();
     }
     if dev.role.is_none() {
         dev.role = meta.role.clone();
@@ -330,7 +330,10 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
                 device: Some(dev.name.clone()),
                 file: toml_rel.clone(),
                 line: None,
-                message: format!("file {:?} of command {:?} is outside the device folder", c.file, c.cmd),
+                message: format!(
+                    "file {:?} of command {:?} is outside the device folder",
+                    c.file, c.cmd
+                ),
             });
             continue;
         }
@@ -368,7 +371,9 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
             device: Some(dev.name.clone()),
             file: toml_rel.clone(),
             line: None,
-            message: format!("device.toml lists {file:?} for command {cmd:?} but the file is missing"),
+            message: format!(
+                "device.toml lists {file:?} for command {cmd:?} but the file is missing"
+            ),
         });
     }
 }
@@ -378,7 +383,10 @@ mod tests {
     use super::*;
     #[test]
     fn file_names_follow_the_contract() {
-        assert_eq!(command_file_name("ip -d -j link show"), "ip_-d_-j_link_show.txt");
+        assert_eq!(
+            command_file_name("ip -d -j link show"),
+            "ip_-d_-j_link_show.txt"
+        );
         assert_eq!(
             command_file_name("grep -H . /sys/class/net/eth2/ecn/roce_np/enable/*"),
             "grep_-H_.__sys_class_net_eth2_ecn_roce_np_enable__.txt"

@@ -11,7 +11,11 @@ pub fn bin() -> Command {
 pub struct Scratch(pub PathBuf);
 impl Scratch {
     pub fn new(tag: &str) -> Scratch {
-        let p = std::env::temp_dir().join(format!("fa-{tag}-{}-{:?}", std::process::id(), std::thread::current().id()));
+        let p = std::env::temp_dir().join(format!(
+            "fa-{tag}-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p).unwrap();
         Scratch(p)
@@ -59,7 +63,11 @@ fn snapshot_that_is_a_file_is_a_clear_error() {
     let out = bin().arg("audit").arg(&f).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("is not a folder"), "{}", stderr(&out));
-    let out = bin().arg("audit").arg(s.0.join("missing")).output().unwrap();
+    let out = bin()
+        .arg("audit")
+        .arg(s.0.join("missing"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
 }
@@ -69,14 +77,21 @@ fn empty_snapshot_folder_is_a_clear_error() {
     let s = Scratch::new("emptysnap");
     let out = bin().arg("audit").arg(&s.0).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("nothing to audit"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nothing to audit"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
 fn malformed_fabric_toml_names_file_and_line() {
     let s = Scratch::new("badfabric");
     s.write("configs/leaf1.cfg", "hostname leaf1\n");
-    s.write("fabric.toml", "[policy]\nmtu = 9000\n[[device]]\nname = \"leaf1\"\nplatfrom = \"nxos\"\n");
+    s.write(
+        "fabric.toml",
+        "[policy]\nmtu = 9000\n[[device]]\nname = \"leaf1\"\nplatfrom = \"nxos\"\n",
+    );
     let out = bin().arg("audit").arg(&s.0).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let e = stderr(&out);
@@ -89,8 +104,14 @@ fn empty_and_binary_files_are_parse_findings_not_panics() {
     let s = Scratch::new("garbage");
     s.write("fabric.toml", "[[device]]\nname = \"leaf1\"\nplatform = \"nxos\"\n[[device]]\nname = \"leaf2\"\nplatform = \"eos\"\n[[device]]\nname = \"leaf3\"\nplatform = \"nxos\"\n");
     s.write("configs/leaf1.cfg", "");
-    s.write("configs/leaf2.cfg", [0u8, 159, 146, 150, 0, 1, 2, 255, 254, 10, 10]);
-    s.write("configs/leaf3.cfg", "interface Ethernet1/1\n  mtu 9216\n\0\0\0garbage\n");
+    s.write(
+        "configs/leaf2.cfg",
+        [0u8, 159, 146, 150, 0, 1, 2, 255, 254, 10, 10],
+    );
+    s.write(
+        "configs/leaf3.cfg",
+        "interface Ethernet1/1\n  mtu 9216\n\0\0\0garbage\n",
+    );
     let (out, v) = audit_json(&s.0, &[]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let parse3 = findings(&v, "PARSE003");
@@ -107,7 +128,10 @@ fn empty_and_binary_files_are_parse_findings_not_panics() {
 #[test]
 fn unknown_platform_and_unknown_files_are_reported() {
     let s = Scratch::new("unknownplat");
-    s.write("configs/mystery.cfg", "this is not any vendor's configuration\nat all\n");
+    s.write(
+        "configs/mystery.cfg",
+        "this is not any vendor's configuration\nat all\n",
+    );
     s.write("devices/gpu01/device.toml", "platform = \"linux\"\n");
     s.write("devices/gpu01/notes.txt", "hand-written notes\n");
     let (out, v) = audit_json(&s.0, &[]);
@@ -117,7 +141,8 @@ fn unknown_platform_and_unknown_files_are_reported() {
     assert_eq!(p4[0]["device"], "mystery");
     let p5 = findings(&v, "PARSE005");
     assert!(
-        p5.iter().any(|f| f["device"] == "gpu01" && f["source"]["file"] == "devices/gpu01/notes.txt"),
+        p5.iter()
+            .any(|f| f["device"] == "gpu01" && f["source"]["file"] == "devices/gpu01/notes.txt"),
         "{v:#}"
     );
 }
@@ -147,15 +172,30 @@ fn explain_and_rules_listing() {
     let out = bin().args(["explain", "PFC001"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let t = String::from_utf8_lossy(&out.stdout);
-    for h in ["PFC001", "What it checks", "Why it matters", "Example of a bad config", "The fix", "References"] {
+    for h in [
+        "PFC001",
+        "What it checks",
+        "Why it matters",
+        "Example of a bad config",
+        "The fix",
+        "References",
+    ] {
         assert!(t.contains(h), "missing {h}: {t}");
     }
     let out = bin().args(["explain", "NOPE999"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let out = bin().args(["rules", "--format", "json"]).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let ids: Vec<&str> = v.as_array().unwrap().iter().filter_map(|r| r["id"].as_str()).collect();
-    for id in ["PFC001", "PFC008", "ECN008", "DSCP008", "MTU005", "BUF004", "WDG004", "SCHED004", "HOST001", "HOST008", "TOPO001", "TOPO002", "TOPO003", "PARSE001", "PARSE002"] {
+    let ids: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    for id in [
+        "PFC001", "PFC008", "ECN008", "DSCP008", "MTU005", "BUF004", "WDG004", "SCHED004",
+        "HOST001", "HOST008", "TOPO001", "TOPO002", "TOPO003", "PARSE001", "PARSE002",
+    ] {
         assert!(ids.contains(&id), "{id} missing from {ids:?}");
     }
 }

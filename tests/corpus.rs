@@ -12,7 +12,11 @@ use std::path::{Path, PathBuf};
 fn corpus_root() -> Option<PathBuf> {
     let v = std::env::var_os("FABRIC_AUDIT_CORPUS")?;
     let p = PathBuf::from(v);
-    assert!(p.is_dir(), "FABRIC_AUDIT_CORPUS={} is set but is not a folder", p.display());
+    assert!(
+        p.is_dir(),
+        "FABRIC_AUDIT_CORPUS={} is set but is not a folder",
+        p.display()
+    );
     Some(p)
 }
 
@@ -38,8 +42,18 @@ fn files(root: &Path) -> Vec<(String, String, PathBuf)> {
 }
 
 /// One line per corpus file: relpath, status, unrecognized count, undefined count.
-fn result_line(parsers: &fabric_audit::parser::Parsers, root: &Path, plat: &str, cid: &str, path: &Path) -> String {
-    let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+fn result_line(
+    parsers: &fabric_audit::parser::Parsers,
+    root: &Path,
+    plat: &str,
+    cid: &str,
+    path: &Path,
+) -> String {
+    let rel = path
+        .strip_prefix(root)
+        .unwrap()
+        .to_string_lossy()
+        .replace('\\', "/");
     let Some(p) = parsers.platform(plat) else {
         return format!("{rel}\tno-parser\t-\t-");
     };
@@ -54,7 +68,10 @@ fn result_line(parsers: &fabric_audit::parser::Parsers, root: &Path, plat: &str,
         platform_reason: "test".into(),
         role: None,
         files: vec![InputFile {
-            rel: format!("devices/corpus/{}", path.file_name().unwrap().to_string_lossy()),
+            rel: format!(
+                "devices/corpus/{}",
+                path.file_name().unwrap().to_string_lossy()
+            ),
             command: Some(concrete),
             text,
         }],
@@ -105,7 +122,10 @@ fn corpus_parses_truthfully() {
     let parse = |s: &str| -> BTreeMap<String, String> {
         s.lines()
             .filter(|l| !l.starts_with('#') && !l.is_empty())
-            .filter_map(|l| l.split_once('\t').map(|(a, b)| (a.to_string(), b.to_string())))
+            .filter_map(|l| {
+                l.split_once('\t')
+                    .map(|(a, b)| (a.to_string(), b.to_string()))
+            })
             .collect()
     };
     let (e, g) = (parse(&exp), parse(&got));
@@ -117,5 +137,9 @@ fn corpus_parses_truthfully() {
             None => diffs.push(format!("{k}: not in corpus-expected.tsv (got {v})")),
         }
     }
-    assert!(diffs.is_empty(), "corpus results changed:\n{}", diffs.join("\n"));
+    assert!(
+        diffs.is_empty(),
+        "corpus results changed:\n{}",
+        diffs.join("\n")
+    );
 }

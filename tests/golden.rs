@@ -16,10 +16,14 @@ fn cases() -> Vec<(String, String, PathBuf)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     for platform in fabric_audit::model::PLATFORMS {
         let pdir = root.join(platform);
-        let Ok(cmds) = std::fs::read_dir(&pdir) else { continue };
+        let Ok(cmds) = std::fs::read_dir(&pdir) else {
+            continue;
+        };
         for c in cmds.flatten() {
             let cid = c.file_name().to_string_lossy().into_owned();
-            let Ok(files) = std::fs::read_dir(c.path()) else { continue };
+            let Ok(files) = std::fs::read_dir(c.path()) else {
+                continue;
+            };
             for f in files.flatten() {
                 let p = f.path();
                 if p.extension().is_some_and(|e| e == "txt") || p.is_dir() {
@@ -36,15 +40,20 @@ fn cases() -> Vec<(String, String, PathBuf)> {
 pub fn golden_json(platform: &str, cmd_id: &str, raw: &Path) -> serde_json::Value {
     let parsers = fabric_audit::load_parsers(None).expect("embedded parsers load");
     if raw.is_dir() {
-        let (mut input, notices) = fabric_audit::snapshot::read_device_folder(raw.parent().unwrap(), raw);
+        let (mut input, notices) =
+            fabric_audit::snapshot::read_device_folder(raw.parent().unwrap(), raw);
         assert!(notices.is_empty(), "{}: {notices:?}", raw.display());
         input.platform = Some(platform.into());
         let (dev, unknown) = build_device(&parsers, &input);
         assert!(unknown.is_empty(), "{}: {unknown:?}", raw.display());
         return serde_json::to_value(&dev).expect("serializes");
     }
-    let p = parsers.platform(platform).unwrap_or_else(|| panic!("no parser {platform}"));
-    let cmd = p.command_by_id(cmd_id).unwrap_or_else(|| panic!("{platform} has no command id {cmd_id} ({})", raw.display()));
+    let p = parsers
+        .platform(platform)
+        .unwrap_or_else(|| panic!("no parser {platform}"));
+    let cmd = p
+        .command_by_id(cmd_id)
+        .unwrap_or_else(|| panic!("{platform} has no command id {cmd_id} ({})", raw.display()));
     let concrete = match std::fs::read_to_string(raw.with_extension("cmd")) {
         Ok(s) => s.trim().to_string(),
         Err(_) => cmd.cmd.replace("{if}", "eth0").replace("{dev}", "mlx5_0"),
@@ -58,7 +67,11 @@ pub fn golden_json(platform: &str, cmd_id: &str, raw: &Path) -> serde_json::Valu
         role: None,
         files: vec![InputFile {
             rel,
-            command: Some(if cmd.config { cmd.cmd.clone() } else { concrete }),
+            command: Some(if cmd.config {
+                cmd.cmd.clone()
+            } else {
+                concrete
+            }),
             text: fabric_audit::parser::decode(text),
         }],
         error: None,
@@ -85,10 +98,18 @@ fn golden_parsers() {
             Ok(exp) => {
                 let exp: serde_json::Value = serde_json::from_str(&exp).unwrap();
                 if exp != got {
-                    failures.push(format!("{}: output differs from {}:\n{pretty}", raw.display(), exp_path.display()));
+                    failures.push(format!(
+                        "{}: output differs from {}:\n{pretty}",
+                        raw.display(),
+                        exp_path.display()
+                    ));
                 }
             }
-            Err(_) => failures.push(format!("{}: no expected {}", raw.display(), exp_path.display())),
+            Err(_) => failures.push(format!(
+                "{}: no expected {}",
+                raw.display(),
+                exp_path.display()
+            )),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
@@ -110,5 +131,8 @@ fn every_parser_command_has_a_case() {
             }
         }
     }
-    assert!(missing.is_empty(), "commands without golden cases: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "commands without golden cases: {missing:?}"
+    );
 }

@@ -29,8 +29,16 @@ fn switch_port(name: &str) -> Interface {
     i.tc_to_pg = k((0..8).collect());
     i.tc_to_pfc_priority = k((0..8).collect());
     i.dscp_rewrites = k(vec![]);
-    i.pfc = Pfc { mode: k("on".into()), priorities: k(vec![3]), rx: k(true), tx: k(true) };
-    i.link_pause = LinkPause { rx: k(false), tx: k(false) };
+    i.pfc = Pfc {
+        mode: k("on".into()),
+        priorities: k(vec![3]),
+        rx: k(true),
+        tx: k(true),
+    };
+    i.link_pause = LinkPause {
+        rx: k(false),
+        tx: k(false),
+    };
     for q in i.queues.iter_mut() {
         q.scheduler = k("dwrr".into());
         q.ecn.enabled = k(false);
@@ -38,7 +46,12 @@ fn switch_port(name: &str) -> Interface {
     }
     i.queues[0].weight_pct = k(40.0);
     i.queues[3].weight_pct = k(60.0);
-    i.queues[3].ecn = Ecn { enabled: k(true), min_bytes: k(153600), max_bytes: k(1536000), max_probability_pct: k(100.0) };
+    i.queues[3].ecn = Ecn {
+        enabled: k(true),
+        min_bytes: k(153600),
+        max_bytes: k(1536000),
+        max_probability_pct: k(100.0),
+    };
     i.queues[6].scheduler = k("strict".into());
     i.pgs[3] = PriorityGroup {
         id: 3,
@@ -49,7 +62,13 @@ fn switch_port(name: &str) -> Interface {
         pool: k("no-drop".into()),
         lossless: k(true),
     };
-    i.watchdog = Watchdog { enabled: k(true), detect_ms: k(200.0), restore_ms: k(400.0), poll_ms: k(100.0), action: k("drop".into()) };
+    i.watchdog = Watchdog {
+        enabled: k(true),
+        detect_ms: k(200.0),
+        restore_ms: k(400.0),
+        poll_ms: k(100.0),
+        action: k("drop".into()),
+    };
     i
 }
 
@@ -62,8 +81,16 @@ fn host_nic(name: &str) -> Interface {
     i.mtu_raw = k(9000);
     i.trust = k("dscp".into());
     i.dscp_to_tc = k((0..64u8).map(|d| d >> 3).collect());
-    i.pfc = Pfc { mode: k("on".into()), priorities: k(vec![3]), rx: k(true), tx: k(true) };
-    i.link_pause = LinkPause { rx: k(false), tx: k(false) };
+    i.pfc = Pfc {
+        mode: k("on".into()),
+        priorities: k(vec![3]),
+        rx: k(true),
+        tx: k(true),
+    };
+    i.link_pause = LinkPause {
+        rx: k(false),
+        tx: k(false),
+    };
     i.cable_m = k(7.0);
     i.rdma = Some(Rdma {
         device: "mlx5_0".into(),
@@ -112,8 +139,14 @@ fn fabric() -> Fabric {
     let mut f = Fabric {
         devices: vec![leaf, host],
         links: vec![Link {
-            a: Endpoint { device: "gpu01".into(), interface: "eth2".into() },
-            b: Endpoint { device: "leaf1".into(), interface: "Ethernet1/1".into() },
+            a: Endpoint {
+                device: "gpu01".into(),
+                interface: "eth2".into(),
+            },
+            b: Endpoint {
+                device: "leaf1".into(),
+                interface: "Ethernet1/1".into(),
+            },
             source: "fabric.toml".into(),
             one_sided: false,
             cable_m: Some(3.0),
@@ -132,13 +165,18 @@ fn run(f: &Fabric) -> Vec<Finding> {
 }
 
 fn fired<'a>(fs: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
-    fs.iter().filter(|f| f.rule == rule && !f.undecided()).collect()
+    fs.iter()
+        .filter(|f| f.rule == rule && !f.undecided())
+        .collect()
 }
 
 #[test]
 fn correct_fabric_is_clean() {
     let fs = run(&fabric());
-    let bad: Vec<_> = fs.iter().filter(|f| f.severity > Severity::Info || f.undecided()).collect();
+    let bad: Vec<_> = fs
+        .iter()
+        .filter(|f| f.severity > Severity::Info || f.undecided())
+        .collect();
     assert!(bad.is_empty(), "{bad:#?}");
 }
 
@@ -166,7 +204,9 @@ fn pfc_rules_fire() {
     assert_eq!(h[0].interface.as_deref(), Some("Ethernet1/1"));
     assert_eq!(h[0].source.as_ref().map(|s| s.line), Some(10));
     expect_fires("PFC002", |f| sw(f).pfc.priorities = k(vec![3, 4, 6]));
-    let h = expect_fires("PFC003", |f| sw(f).pfc.mode = default_of("auto".into(), None));
+    let h = expect_fires("PFC003", |f| {
+        sw(f).pfc.mode = default_of("auto".into(), None)
+    });
     assert!(h[0].message.contains("auto"), "{}", h[0].message);
     expect_fires("PFC003", |f| nic(f).link_pause.rx = k(true));
     expect_fires("PFC004", |f| nic(f).pfc.priorities = k(vec![3, 4]));
@@ -181,21 +221,31 @@ fn pfc_rules_fire() {
         n.rdma.as_mut().unwrap().dcbx_mode = k("firmware".into());
         n.pfc.priorities = k(vec![4]);
     });
-    expect_fires("PFC008", |f| sw(f).tc_to_pfc_priority = k(vec![0, 1, 2, 4, 4, 5, 6, 7]));
+    expect_fires("PFC008", |f| {
+        sw(f).tc_to_pfc_priority = k(vec![0, 1, 2, 4, 4, 5, 6, 7])
+    });
 }
 
 #[test]
 fn ecn_rules_fire() {
     expect_fires("ECN001", |f| sw(f).queues[3].ecn.enabled = k(false));
     expect_fires("ECN002", |f| sw(f).queues[3].ecn.min_bytes = k(3_000_000));
-    let h = expect_fires("ECN003", |f| sw(f).queues[3].ecn.max_probability_pct = k(0.0));
+    let h = expect_fires("ECN003", |f| {
+        sw(f).queues[3].ecn.max_probability_pct = k(0.0)
+    });
     assert_eq!(h[0].severity, Severity::Error);
-    let h = expect_fires("ECN003", |f| sw(f).queues[3].ecn.max_probability_pct = k(7.0));
+    let h = expect_fires("ECN003", |f| {
+        sw(f).queues[3].ecn.max_probability_pct = k(7.0)
+    });
     assert_eq!(h[0].severity, Severity::Warning);
     let h = expect_fires("ECN004", |f| sw(f).pgs[3].xoff_bytes = k(100_000));
     assert_eq!(h.len(), 2, "{h:#?}");
-    expect_fires("ECN005", |f| nic(f).rdma.as_mut().unwrap().np_enable = k(vec![false; 8]));
-    expect_fires("ECN006", |f| nic(f).rdma.as_mut().unwrap().roce_tos = k(104));
+    expect_fires("ECN005", |f| {
+        nic(f).rdma.as_mut().unwrap().np_enable = k(vec![false; 8])
+    });
+    expect_fires("ECN006", |f| {
+        nic(f).rdma.as_mut().unwrap().roce_tos = k(104)
+    });
     expect_fires("ECN007", |f| sw(f).queues[3].wred_drop = k(true));
     expect_fires("ECN008", |f| {
         let mut other = f.devices[0].clone();
@@ -224,29 +274,48 @@ fn dscp_mtu_rules_fire() {
     expect_fires("MTU001", |f| sw(f).mtu = k(1500));
     expect_fires("MTU002", |f| nic(f).mtu = k(1500));
     expect_fires("MTU003", |f| f.devices[0].interfaces[1].mtu = k(1500));
-    expect_fires("MTU004", |f| nic(f).rdma.as_mut().unwrap().active_mtu = k(1024));
+    expect_fires("MTU004", |f| {
+        nic(f).rdma.as_mut().unwrap().active_mtu = k(1024)
+    });
     expect_fires("MTU005", |f| f.devices[0].qos.nodrop_class_mtu = k(2240));
 }
 
 #[test]
 fn buf_wdg_sched_host_rules_fire() {
     let h = expect_fires("BUF001", |f| sw(f).pgs[3].headroom_bytes = k(20000));
-    assert!(h[0].message.contains("75117") || h[0].message.contains("needs"), "{}", h[0].message);
+    assert!(
+        h[0].message.contains("75117") || h[0].message.contains("needs"),
+        "{}",
+        h[0].message
+    );
     expect_fires("BUF002", |f| sw(f).pgs[3].lossless = k(false));
     expect_fires("BUF003", |f| f.links[0].cable_m = Some(30.0));
     expect_fires("BUF004", |f| sw(f).pgs[3].xon_bytes = k(2_100_000));
     expect_fires("WDG001", |f| sw(f).watchdog.enabled = k(false));
     expect_fires("WDG002", |f| sw(f).watchdog.detect_ms = k(50.0));
     expect_fires("WDG003", |f| sw(f).watchdog.action = k("alert".into()));
-    expect_fires("WDG004", |f| nic(f).rdma.as_mut().unwrap().pfc_prevention_ms = k(8000));
+    expect_fires("WDG004", |f| {
+        nic(f).rdma.as_mut().unwrap().pfc_prevention_ms = k(8000)
+    });
     expect_fires("SCHED001", |f| sw(f).queues[6].scheduler = k("dwrr".into()));
     expect_fires("SCHED002", |f| sw(f).queues[3].weight_pct = k(20.0));
     expect_fires("SCHED003", |f| sw(f).queues[0].weight_pct = k(80.0));
     expect_fires("SCHED004", |f| {
         let r = nic(f).rdma.as_mut().unwrap();
-        r.tc_tsa = k(vec!["ets".into(), "ets".into(), "ets".into(), "strict".into(), "ets".into(), "ets".into(), "ets".into(), "ets".into()]);
+        r.tc_tsa = k(vec![
+            "ets".into(),
+            "ets".into(),
+            "ets".into(),
+            "strict".into(),
+            "ets".into(),
+            "ets".into(),
+            "ets".into(),
+            "ets".into(),
+        ]);
     });
-    expect_fires("HOST001", |f| nic(f).rdma.as_mut().unwrap().roce_mode = k("IB/RoCE v1".into()));
+    expect_fires("HOST001", |f| {
+        nic(f).rdma.as_mut().unwrap().roce_mode = k("IB/RoCE v1".into())
+    });
     expect_fires("HOST008", |f| nic(f).link_pause.tx = k(true));
 }
 
@@ -260,19 +329,33 @@ fn unknown_input_is_undecided_never_pass_or_fail() {
     assert_eq!(pfc.len(), 1, "{pfc:#?}");
     assert_eq!(pfc[0].severity, Severity::Info);
     assert!(pfc[0].undecided());
-    assert!(pfc[0].message.contains("i.pfc.priorities"), "{}", pfc[0].message);
+    assert!(
+        pfc[0].message.contains("i.pfc.priorities"),
+        "{}",
+        pfc[0].message
+    );
     let host: Vec<_> = fs.iter().filter(|x| x.rule == "HOST001").collect();
     assert_eq!(host.len(), 1);
-    assert!(host[0].undecided() && host[0].message.contains("roce_mode"), "{}", host[0].message);
+    assert!(
+        host[0].undecided() && host[0].message.contains("roce_mode"),
+        "{}",
+        host[0].message
+    );
 }
 
 #[test]
 fn headroom_formula_matches_the_catalog() {
     // RULES-CATALOG.md BUF001 worked numbers: 100G, MTU 9216 → 75,117 B @5 m, 111,992 B @300 m.
     let rules = load_rules(None).unwrap();
-    let e = rules.env.compile_expression("headroom_required(100, 5, 9216)").unwrap();
+    let e = rules
+        .env
+        .compile_expression("headroom_required(100, 5, 9216)")
+        .unwrap();
     assert_eq!(e.eval(()).unwrap().to_string(), "75117.0");
-    let e = rules.env.compile_expression("headroom_required(100, 300, 9216)").unwrap();
+    let e = rules
+        .env
+        .compile_expression("headroom_required(100, 300, 9216)")
+        .unwrap();
     assert_eq!(e.eval(()).unwrap().to_string(), "111992.0");
 }
 
@@ -300,6 +383,9 @@ fix = "x"
     let err = load_rules(Some(&dir)).err().expect("typo must be rejected");
     let msg = format!("{err:#}");
     assert!(msg.contains("bad.toml:9"), "{msg}");
-    assert!(msg.contains("i.pfc.prioritys") && msg.contains("priorities"), "{msg}");
+    assert!(
+        msg.contains("i.pfc.prioritys") && msg.contains("priorities"),
+        "{msg}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -45,6 +45,8 @@ enum Action {
     Record(u16),
     IgnoreLine,
     IgnoreBlock,
+    /// Ignore up to the first line matching the end template (`{delim}` filled from the start).
+    IgnoreUntil(String),
 }
 
 #[derive(Debug)]
@@ -60,6 +62,12 @@ struct Pattern {
     regex: Regex,
     /// Literal the trimmed line must start with (derived from the regex).
     prefix: String,
+    /// The first (up to 8) bytes of `prefix` as a little-endian word, and the mask of those
+    /// bytes: a one-instruction reject before the full prefix comparison.
+    head: u64,
+    head_mask: u64,
+    /// The whole pattern is a literal: compare strings, run no regex.
+    literal: Option<Literal>,
     parent: ParentRule,
     /// Capture group names by group index (0 = whole match, unnamed).
     names: Vec<Option<String>>,
@@ -126,14 +134,63 @@ fn literal_prefix(re: &str) -> String {
             }
             c => out.push(c),
         }
-        if let Some(&n) = chars.peek() {
-            if n == '*' || n == '?' || n == '{' {
-                out.pop();
-                break;
-            }
+        if let Some(&n) = chars.peek()
+            && (n == '*' || n == '?' || n == '{')
+        {
+            out.pop();
+            break;
         }
     }
     out
+}
+
+/// The first up-to-8 bytes of `b` as a little-endian word, with the mask of the bytes present.
+fn word_head(b: &[u8]) -> (u64, u64) {
+    let n = b.len().min(8);
+    let mut buf = [0u8; 8];
+    buf[..n].copy_from_slice(&b[..n]);
+    let mask = if n == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * n)) - 1
+    };
+    (u64::from_le_bytes(buf), mask)
+}
+
+/// How a regex without metacharacters can be matched by string comparison alone:
+/// `^text$` is equality, `^text` is a prefix test (the literal prefix itself).
+#[derive(Debug, Clone, PartialEq)]
+enum Literal {
+    Exact(String),
+    Prefix,
+}
+
+fn plain_literal(re: &str) -> Option<Literal> {
+    let body = re.strip_prefix('^')?;
+    let (body, exact) = match body.strip_suffix('$') {
+        Some(b) => (b, true),
+        None => (body, false),
+    };
+    if body.is_empty() || body.contains('\\') {
+        return None;
+    }
+    let lit = literal_prefix(&format!("^{body}"));
+    if lit != body {
+        return None;
+    }
+    Some(if exact {
+        Literal::Exact(lit)
+    } else {
+        Literal::Prefix
+    })
+}
+
+#[cfg(test)]
+fn exact_literal(re: &str) -> Option<String> {
+    match plain_literal(re) {
+        Some(Literal::Exact(s)) => Some(s),
+        _ => None,
+    }
 }
 
 /// The bytes an anchored regex can start with, when that is easy to tell (`^\d`, `^[...]`
@@ -148,7 +205,7 @@ fn first_bytes(re: &str) -> Option<Vec<u8>> {
         return None;
     }
     let end = class.find(']')?;
-    let body = class[..end].as_bytes();
+    let body = &class.as_bytes()[..end];
     let mut out = Vec::new();
     let mut i = 0;
     while i < body.len() {
@@ -192,9 +249,9 @@ fn template_matcher(cmd: &str) -> Result<Regex, String> {
         // A placeholder may appear several times (`/sys/class/net/{if}/a /sys/class/net/{if}/b`):
         // the first occurrence captures, later ones must match a name too.
         if seen.contains(&name) {
-            re.push_str("[A-Za-z0-9._:@-]+");
+            re.push_str("[A-Za-z0-9._:@/-]+");
         } else {
-            let _ = write!(re, "(?P<{name}>[A-Za-z0-9._:@-]+)");
+            let _ = write!(re, "(?P<{name}>[A-Za-z0-9._:@/-]+)");
             seen.push(name);
         }
         rest = &rest[start + end + 1..];
@@ -264,10 +321,10 @@ impl Parsers {
                         why.join("; ")
                     ));
                 }
-                if let Some((s2, p2, _)) = rest.first() {
-                    if s2 == s {
-                        return Err(format!("ambiguous: {} and {} both score {s}", p.id, p2.id));
-                    }
+                if let Some((s2, p2, _)) = rest.first()
+                    && s2 == s
+                {
+                    return Err(format!("ambiguous: {} and {} both score {s}", p.id, p2.id));
                 }
                 Ok((p.id.clone(), why.join("; ")))
             }
@@ -299,10 +356,7 @@ fn compile_regex(
 impl Platform {
     pub fn compile(file: &str, text: &str) -> Result<Platform, Vec<SpecError>> {
         let spec: PlatformSpec = toml::from_str(text).map_err(|e| {
-            let (line, col) = e
-                .span()
-                .map(|s| line_col(text, s.start))
-                .unwrap_or((0, 0));
+            let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
             vec![SpecError {
                 file: file.into(),
                 line,
@@ -337,7 +391,33 @@ impl Platform {
         }
         let mut commands = Vec::new();
         for c in &spec.commands {
-            if let Some(cmd) = Command::compile(file, text, c, &mut errors) {
+            let shared = match &c.records_from {
+                None => None,
+                Some(id) => match spec
+                    .commands
+                    .iter()
+                    .find(|o| &o.id == id && o.records_from.is_none())
+                {
+                    Some(o) => Some(o),
+                    None => {
+                        let (line, col) = text
+                            .find(&format!("records_from = \"{id}\""))
+                            .map(|o| line_col(text, o))
+                            .unwrap_or((0, 0));
+                        errors.push(SpecError {
+                            file: file.into(),
+                            line,
+                            col,
+                            msg: format!(
+                                "command {:?}: records_from {id:?} names no command of this file (or one that itself uses records_from)",
+                                c.cmd
+                            ),
+                        });
+                        continue;
+                    }
+                },
+            };
+            if let Some(cmd) = Command::compile(file, text, c, shared, &mut errors) {
                 commands.push(cmd);
             }
         }
@@ -391,6 +471,7 @@ impl Command {
         file: &str,
         text: &str,
         c: &CommandSpec,
+        shared: Option<&CommandSpec>,
         errors: &mut Vec<SpecError>,
     ) -> Option<Command> {
         let err_at = |errors: &mut Vec<SpecError>, msg: String| {
@@ -411,7 +492,10 @@ impl Command {
             other => {
                 err_at(
                     errors,
-                    format!("command {:?}: format {other:?}, expected lines or json", c.cmd),
+                    format!(
+                        "command {:?}: format {other:?}, expected lines or json",
+                        c.cmd
+                    ),
                 );
                 return None;
             }
@@ -432,8 +516,28 @@ impl Command {
                 return None;
             }
         };
+        let records: Vec<&spec::RecordSpec> = shared
+            .iter()
+            .flat_map(|o| o.records.iter())
+            .chain(c.records.iter())
+            .collect();
+        let ignore_lines: Vec<&toml::Spanned<String>> = shared
+            .iter()
+            .flat_map(|o| o.ignore.lines.iter())
+            .chain(c.ignore.lines.iter())
+            .collect();
+        let ignore_blocks: Vec<&toml::Spanned<String>> = shared
+            .iter()
+            .flat_map(|o| o.ignore.blocks.iter())
+            .chain(c.ignore.blocks.iter())
+            .collect();
+        let ignore_until: Vec<&spec::UntilSpec> = shared
+            .iter()
+            .flat_map(|o| o.ignore.until.iter())
+            .chain(c.ignore.until.iter())
+            .collect();
         let mut kinds: Vec<String> = Vec::new();
-        for r in &c.records {
+        for r in &records {
             if !kinds.contains(&r.kind) {
                 kinds.push(r.kind.clone());
             }
@@ -441,7 +545,7 @@ impl Command {
         let kind_idx = |k: &str| kinds.iter().position(|x| x == k).map(|p| p as u16);
         let mut patterns = Vec::new();
         let n_before = errors.len();
-        for r in &c.records {
+        for r in &records {
             let Some(regex) = compile_regex(file, text, &r.regex, errors) else {
                 continue;
             };
@@ -478,31 +582,44 @@ impl Command {
             patterns.push(Pattern {
                 action: Action::Record(kind_idx(&r.kind).unwrap_or(0)),
                 prefix: literal_prefix(r.regex.get_ref()),
+                head: 0,
+                head_mask: 0,
+                literal: None,
                 regex,
                 parent,
                 names,
             });
         }
-        for (list, action) in [(&c.ignore.lines, 0u8), (&c.ignore.blocks, 1u8)] {
-            for re in list {
-                let Some(regex) = compile_regex(file, text, re, errors) else {
-                    continue;
-                };
-                patterns.push(Pattern {
-                    action: if action == 0 {
-                        Action::IgnoreLine
-                    } else {
-                        Action::IgnoreBlock
-                    },
-                    prefix: literal_prefix(re.get_ref()),
-                    regex,
-                    parent: ParentRule::Any,
-                    names: Vec::new(),
-                });
-            }
+        let ignores = ignore_lines
+            .iter()
+            .map(|re| (*re, Action::IgnoreLine))
+            .chain(ignore_blocks.iter().map(|re| (*re, Action::IgnoreBlock)))
+            .chain(
+                ignore_until
+                    .iter()
+                    .map(|u| (&u.start, Action::IgnoreUntil(u.end.clone()))),
+            );
+        for (re, action) in ignores {
+            let Some(regex) = compile_regex(file, text, re, errors) else {
+                continue;
+            };
+            let names = regex.capture_names().map(|n| n.map(String::from)).collect();
+            patterns.push(Pattern {
+                literal: plain_literal(re.get_ref()),
+                prefix: literal_prefix(re.get_ref()),
+                head: 0,
+                head_mask: 0,
+                action,
+                regex,
+                parent: ParentRule::Any,
+                names,
+            });
         }
         if errors.len() > n_before {
             return None;
+        }
+        for p in patterns.iter_mut() {
+            (p.head, p.head_mask) = word_head(p.prefix.as_bytes());
         }
         let mut dispatch = vec![Vec::new(); 256];
         for (i, p) in patterns.iter().enumerate() {
@@ -529,6 +646,22 @@ impl Command {
             kinds,
             patterns,
             dispatch,
+        })
+    }
+
+    /// Whether some pattern accepts `line` under a parent of kind `parent_kind`.
+    fn would_match(&self, line: &str, parent_kind: Option<u16>) -> bool {
+        let Some(&first) = line.as_bytes().first() else {
+            return false;
+        };
+        self.dispatch[first as usize].iter().any(|&pi| {
+            let p = &self.patterns[pi as usize];
+            let parent_ok = match &p.parent {
+                ParentRule::Any => true,
+                ParentRule::TopLevel => parent_kind.is_none(),
+                ParentRule::Kinds(ks) => parent_kind.is_some_and(|k| ks.contains(&k)),
+            };
+            parent_ok && line.starts_with(p.prefix.as_str()) && p.regex.is_match(line)
         })
     }
 
@@ -578,14 +711,26 @@ impl Command {
         let bytes = text.as_bytes();
         let mut pos = 0usize;
         let mut lineno = 0u32;
+        // Inside a delimited block (banner): the regex that ends it.
+        let mut until: Option<Regex> = None;
+        // Context entries closed by the current line (restored if it turns out to be a wrap).
+        let mut popped: Vec<(usize, Ctx)> = Vec::new();
+        // The last recognized line: text, parent kind, indentation.
+        let mut prev: Option<(&str, Option<u16>, usize, bool)> = None;
         while pos < bytes.len() {
             lineno += 1;
-            let end = memchr_nl(bytes, pos);
+            let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |p| pos + p);
             let line_start = pos;
             pos = end + 1;
             let mut raw = &text[line_start..end];
             if let Some(r) = raw.strip_suffix('\r') {
                 raw = r;
+            }
+            if let Some(re) = &until {
+                if re.is_match(raw) {
+                    until = None;
+                }
+                continue;
             }
             let trimmed = raw.trim_start_matches([' ', '\t']);
             let indent = raw.len() - trimmed.len();
@@ -593,9 +738,11 @@ impl Command {
             if trimmed.is_empty() {
                 continue;
             }
-            while let Some(&(ind, _)) = stack.last() {
+            popped.clear();
+            while let Some(&(ind, c)) = stack.last() {
                 if ind >= indent {
                     stack.pop();
+                    popped.push((ind, c));
                 } else {
                     break;
                 }
@@ -619,9 +766,12 @@ impl Command {
             };
             let offset = trimmed.as_ptr() as usize - text.as_ptr() as usize;
             let mut matched = false;
+            let (line_head, _) = word_head(trimmed.as_bytes());
             for &pi in &self.dispatch[trimmed.as_bytes()[0] as usize] {
                 let p = &self.patterns[pi as usize];
-                if !trimmed.starts_with(p.prefix.as_str()) {
+                if line_head & p.head_mask != p.head
+                    || (p.prefix.len() > 8 && !trimmed.starts_with(p.prefix.as_str()))
+                {
                     continue;
                 }
                 let parent_ok = match &p.parent {
@@ -631,6 +781,41 @@ impl Command {
                 };
                 if !parent_ok {
                     continue;
+                }
+                match &p.action {
+                    Action::IgnoreLine | Action::IgnoreBlock => {
+                        // The prefix test above already passed.
+                        let hit = match &p.literal {
+                            Some(Literal::Exact(lit)) => trimmed == lit,
+                            Some(Literal::Prefix) => true,
+                            None => p.regex.is_match(trimmed),
+                        };
+                        if !hit {
+                            continue;
+                        }
+                        matched = true;
+                        if matches!(p.action, Action::IgnoreBlock) {
+                            stack.push((indent, Ctx::Block));
+                        }
+                        break;
+                    }
+                    Action::IgnoreUntil(end_t) => {
+                        let Some(caps) = p.regex.captures(trimmed) else {
+                            continue;
+                        };
+                        matched = true;
+                        let delim = caps.name("delim").map(|m| regex::escape(m.as_str()));
+                        let end_re = end_t.replace("{delim}", delim.as_deref().unwrap_or(""));
+                        let rest = &trimmed[caps.get(0).map_or(0, |m| m.end())..];
+                        if let Ok(re) = Regex::new(&end_re) {
+                            // A one-line block holds its own end after the opening.
+                            if !(delim.is_some() && re.is_match(rest)) {
+                                until = Some(re);
+                            }
+                        }
+                        break;
+                    }
+                    Action::Record(_) => {}
                 }
                 let loc = &mut locs[pi as usize];
                 if p.regex.captures_read(loc, trimmed).is_none() {
@@ -659,17 +844,44 @@ impl Command {
                         });
                         stack.push((indent, Ctx::Rec(idx)));
                     }
-                    Action::IgnoreLine => {}
-                    Action::IgnoreBlock => stack.push((indent, Ctx::Block)),
+                    Action::IgnoreLine | Action::IgnoreBlock | Action::IgnoreUntil(_) => {}
                 }
                 break;
             }
             if !matched {
+                // Terminal line-wrap: a line at column 0 inside an indented block that completes
+                // the previous line (`address: 4874` + `.1039.e2e8 (bia ...)`) continues it.
+                // If the previous line was a record its value may be cut short, so the wrap is
+                // still reported; either way the block's context survives it.
+                if let Some((prev_text, prev_parent, prev_indent, prev_record)) = prev
+                    && indent == 0
+                    && prev_indent > 0
+                {
+                    let joined = format!("{prev_text}{trimmed}");
+                    if self.would_match(&joined, prev_parent) {
+                        while let Some(x) = popped.pop() {
+                            stack.push(x);
+                        }
+                        if prev_record {
+                            out.unrecognized.push(Unrecognized {
+                                line: lineno,
+                                text: format!(
+                                    "{trimmed} (continues line {}, whose value may be cut)",
+                                    lineno - 1
+                                ),
+                            });
+                        }
+                        continue;
+                    }
+                }
                 out.unrecognized.push(Unrecognized {
                     line: lineno,
                     text: trimmed.to_string(),
                 });
                 stack.push((indent, Ctx::Unknown));
+            } else {
+                let was_record = out.records.last().is_some_and(|r| r.line == lineno);
+                prev = Some((trimmed, parent_kind, indent, was_record));
             }
         }
         out.status = if out.records.is_empty() && !out.unrecognized.is_empty() {
@@ -684,20 +896,12 @@ impl Command {
     }
 }
 
-fn memchr_nl(bytes: &[u8], from: usize) -> usize {
-    bytes[from..]
-        .iter()
-        .position(|&b| b == b'\n')
-        .map(|p| from + p)
-        .unwrap_or(bytes.len())
-}
-
 /// Why a text cannot be parsed at all (empty, binary), if it cannot.
 pub fn text_problem(text: &str) -> Option<String> {
     if text.trim().is_empty() {
         return Some("the file is empty".into());
     }
-    if let Some(pos) = text.bytes().position(|b| b == 0) {
+    if let Some(pos) = memchr::memchr(0, text.as_bytes()) {
         let (line, _) = line_col(text, pos);
         return Some(format!(
             "binary data (NUL byte at line {line}), not command output"
@@ -836,6 +1040,64 @@ blocks = ['^router ']
     }
 
     #[test]
+    fn delimited_blocks_shared_records_and_exact_literals() {
+        let spec = r#"
+platform = "t"
+name = "Test"
+[[command]]
+cmd = "show run"
+id = "run"
+[[command.record]]
+kind = "interface"
+regex = '^interface (?P<name>\S+)$'
+[command.ignore]
+lines = ['^end$']
+until = [{ start = '^banner motd (?P<delim>\S)', end = '{delim}' }, { start = '^banner login$', end = '^EOF$' }]
+[[command]]
+cmd = "show run interface {if}"
+id = "run-if"
+records_from = "run"
+"#;
+        let p = Platform::compile("t.toml", spec).unwrap();
+        let c = p.command_by_id("run").unwrap();
+        let text = "banner motd #\nWelcome\n  interface fake\n#\nbanner motd %one line%\nbanner login\nhello\nEOF\ninterface e1\nend\n";
+        let parsed = c.parse(text);
+        assert!(parsed.unrecognized.is_empty(), "{:?}", parsed.unrecognized);
+        assert_eq!(parsed.records.len(), 1);
+        assert_eq!(parsed.records[0].line, 9);
+        let (c2, args) = p.command_for("show run interface Ethernet1/1").unwrap();
+        assert_eq!(args["if"], "Ethernet1/1");
+        assert_eq!(c2.parse("interface e2\nend\n").records.len(), 1);
+        assert_eq!(exact_literal("^RX$").as_deref(), Some("RX"));
+        assert_eq!(exact_literal("^a.b$"), None);
+        assert_eq!(exact_literal("^ab+$"), None);
+        assert_eq!(plain_literal("^Hardware: "), Some(Literal::Prefix));
+        assert_eq!(plain_literal("^a\\.b"), None);
+    }
+
+    #[test]
+    fn terminal_line_wrap_continues_the_previous_line() {
+        let p = Platform::compile("t.toml", SPEC).unwrap();
+        let c = p.config_command().unwrap();
+        let parsed = c.parse("interface e1\n  mtu 92\n16\n  mtu 9000\n");
+        // `  mtu 92` + `16` = `mtu 9216`: a wrap, so `  mtu 9000` stays under the interface;
+        // the cut record value is reported, not trusted silently.
+        assert_eq!(parsed.unrecognized.len(), 1, "{:?}", parsed.unrecognized);
+        assert_eq!(parsed.unrecognized[0].line, 3);
+        assert_eq!(parsed.records.len(), 3);
+        let ign = SPEC.replace("lines = ['^!']", "lines = ['^!', '^description .+$']");
+        let p = Platform::compile("t.toml", &ign).unwrap();
+        let parsed = p
+            .config_command()
+            .unwrap()
+            .parse("interface e1\n  description a\nb c\n  mtu 9000\n");
+        assert!(parsed.unrecognized.is_empty(), "{:?}", parsed.unrecognized);
+        assert_eq!(parsed.records.len(), 2);
+        let parsed = c.parse("interface e1\n  mtu 9000\nbogus block\n  mtu 1500\n");
+        assert_eq!(parsed.unrecognized.len(), 2);
+    }
+
+    #[test]
     fn empty_and_binary_fail() {
         let p = Platform::compile("t.toml", SPEC).unwrap();
         let c = p.config_command().unwrap();
@@ -862,8 +1124,11 @@ blocks = ['^router ']
         let c = m.captures("ethtool -a eth2").unwrap();
         assert_eq!(&c["if"], "eth2");
         assert!(m.captures("ethtool -a eth2; reboot").is_none());
-        let m = template_matcher("grep -H . /sys/class/net/{if}/a/* /sys/class/net/{if}/b").unwrap();
-        let c = m.captures("grep -H . /sys/class/net/eth2/a/* /sys/class/net/eth2/b").unwrap();
+        let m =
+            template_matcher("grep -H . /sys/class/net/{if}/a/* /sys/class/net/{if}/b").unwrap();
+        let c = m
+            .captures("grep -H . /sys/class/net/eth2/a/* /sys/class/net/eth2/b")
+            .unwrap();
         assert_eq!(&c["if"], "eth2");
     }
 }

@@ -74,6 +74,10 @@ pub struct CommandSpec {
     /// Optional: this output may legitimately be absent on some devices.
     #[serde(default)]
     pub optional: bool,
+    /// Reuse the records and ignores of another command of this platform (by id), before this
+    /// command's own (e.g. `show running-config interface` reads like `show running-config`).
+    #[serde(default)]
+    pub records_from: Option<String>,
     #[serde(default, rename = "record")]
     pub records: Vec<RecordSpec>,
     #[serde(default)]
@@ -125,4 +129,17 @@ pub struct IgnoreSpec {
     /// Lines that open a block ignored with everything indented below it.
     #[serde(default)]
     pub blocks: Vec<Spanned<String>>,
+    /// Blocks that end at a delimiter line rather than by indentation (banners).
+    #[serde(default)]
+    pub until: Vec<UntilSpec>,
+}
+
+/// `start` opens a block that runs to the first line matching `end` (inclusive). `end` may use
+/// `{delim}`, replaced by the text `start` captured in its group named `delim` (NX-OS
+/// `banner motd #` ... `#`); when the start line itself holds the end, the block is that line.
+#[derive(Debug, Deserialize, Clone)]
+#[serde(deny_unknown_fields)]
+pub struct UntilSpec {
+    pub start: Spanned<String>,
+    pub end: String,
 }

@@ -84,5 +84,6 @@ pub fn render(a: &Audit) -> String {
         findings: &a.findings,
         parse: a.fabric.devices.iter().flat_map(|d| &d.parse).collect(),
     };
-    serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
+    serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        + "\n"
 }

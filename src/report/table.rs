@@ -4,7 +4,9 @@
 use crate::audit::Audit;
 use crate::finding::Severity;
 use crate::model::ParseStatus;
-use comfy_table::{Attribute, Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{
+    Attribute, Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED,
+};
 use std::fmt::Write as _;
 
 fn sev_cell(s: Severity, color: bool) -> Cell {
@@ -39,7 +41,13 @@ pub fn render(a: &Audit, color: bool) -> String {
             if color {
                 c = c.add_attribute(Attribute::Bold);
             }
-            table.add_row(vec![c, Cell::new(""), Cell::new(""), Cell::new(""), Cell::new("")]);
+            table.add_row(vec![
+                c,
+                Cell::new(""),
+                Cell::new(""),
+                Cell::new(""),
+                Cell::new(""),
+            ]);
             last_dev = Some(&f.device);
         }
         let iface = match (&f.interface, &f.peer) {

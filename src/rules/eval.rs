@@ -93,7 +93,9 @@ fn roce_queue_settings(devices: Value, tc: usize) -> Result<Value, minijinja::Er
                 .and_then(|m| m.get_item_by_index(tc))
                 .ok()
                 .filter(|v| !v.is_undefined());
-            let Some(q) = q.and_then(|q| q.as_usize()) else { continue };
+            let Some(q) = q.and_then(|q| q.as_usize()) else {
+                continue;
+            };
             let Ok(ecn) = i
                 .get_attr("queues")
                 .and_then(|qs| qs.get_item_by_index(q))
@@ -102,15 +104,22 @@ fn roce_queue_settings(devices: Value, tc: usize) -> Result<Value, minijinja::Er
                 continue;
             };
             let get = |k: &str| ecn.get_attr(k).ok().filter(|v| !v.is_undefined());
-            let (Some(min), Some(max)) = (get("min_bytes"), get("max_bytes")) else { continue };
-            let p = get("max_probability_pct").map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+            let (Some(min), Some(max)) = (get("min_bytes"), get("max_bytes")) else {
+                continue;
+            };
+            let p = get("max_probability_pct")
+                .map(|v| v.to_string())
+                .unwrap_or_else(|| "?".into());
             let speed = i.get_attr("speed_gbps").ok().filter(|v| !v.is_undefined());
             let speed = speed.map(|v| v.to_string()).unwrap_or_else(|| "?".into());
             let mut m = BTreeMap::new();
             m.insert("device", d.get_attr("name")?);
             m.insert("interface", i.get_attr("name")?);
             m.insert("group", Value::from(format!("{role}/{speed}G")));
-            m.insert("setting", Value::from(format!("min {min} B, max {max} B, pmax {p}%")));
+            m.insert(
+                "setting",
+                Value::from(format!("min {min} B, max {max} B, pmax {p}%")),
+            );
             out.push(Value::from(m));
         }
     }
@@ -126,7 +135,10 @@ fn outliers(items: Value, key: String, value: String) -> Result<Value, minijinja
         if v.is_undefined() || v.is_none() {
             continue;
         }
-        groups.entry(k).or_default().push((it.clone(), v.to_string()));
+        groups
+            .entry(k)
+            .or_default()
+            .push((it.clone(), v.to_string()));
     }
     let mut out = Vec::new();
     for (_, members) in groups {
@@ -151,7 +163,11 @@ fn outliers(items: Value, key: String, value: String) -> Result<Value, minijinja
 }
 
 fn human_bytes(v: Value) -> String {
-    let Some(n) = v.as_i64().map(|n| n as f64).or_else(|| f64::try_from(v.clone()).ok()) else {
+    let Some(n) = v
+        .as_i64()
+        .map(|n| n as f64)
+        .or_else(|| f64::try_from(v.clone()).ok())
+    else {
         return v.to_string();
     };
     if n >= 1024.0 * 1024.0 && (n / (1024.0 * 1024.0)).fract() == 0.0 {
@@ -209,10 +225,10 @@ fn dev_vals(d: &Device) -> DevVals {
     let mut full: BTreeMap<String, Value> = BTreeMap::new();
     if let Ok(it) = head_v.try_iter() {
         for k in it {
-            if let Some(s) = k.as_str() {
-                if let Ok(v) = head_v.get_attr(s) {
-                    full.insert(s.to_string(), v);
-                }
+            if let Some(s) = k.as_str()
+                && let Ok(v) = head_v.get_attr(s)
+            {
+                full.insert(s.to_string(), v);
             }
         }
     }
@@ -269,7 +285,12 @@ fn run_rule(rule: &Rule, base: &BTreeMap<String, Value>) -> Outcome {
                 let mut refs = undefined_refs(e.undeclared_variables(true), &ctx);
                 if refs.is_empty() {
                     // A subscripted field (`i.pgs[pg].xoff_bytes`): name it by its expression.
-                    let text = rule.spec.lets.get(n).map(|l| l.get_ref().as_str()).unwrap_or("");
+                    let text = rule
+                        .spec
+                        .lets
+                        .get(n)
+                        .map(|l| l.get_ref().as_str())
+                        .unwrap_or("");
                     let expr = text.split_once('=').map(|(_, x)| x.trim()).unwrap_or(name);
                     refs.push(expr.to_string());
                 }
@@ -285,9 +306,10 @@ fn run_rule(rule: &Rule, base: &BTreeMap<String, Value>) -> Outcome {
     let ctx = Value::from(vars);
     match rule.check.eval(&ctx) {
         Ok(v) => match v.kind() {
-            ValueKind::Undefined => {
-                Outcome::Undecided(undefined_refs(rule.check.undeclared_variables(true), &ctx), String::new())
-            }
+            ValueKind::Undefined => Outcome::Undecided(
+                undefined_refs(rule.check.undeclared_variables(true), &ctx),
+                String::new(),
+            ),
             ValueKind::Bool if v.is_true() => Outcome::Pass,
             ValueKind::Bool => Outcome::Fail(vec![(Value::UNDEFINED, lets)]),
             ValueKind::None => Outcome::Pass,
@@ -309,12 +331,19 @@ fn run_rule(rule: &Rule, base: &BTreeMap<String, Value>) -> Outcome {
 }
 
 fn undefined_refs(vars: std::collections::HashSet<String>, ctx: &Value) -> Vec<String> {
-    let mut v: Vec<String> = vars.into_iter().filter(|p| path_undefined(ctx, p)).collect();
+    let mut v: Vec<String> = vars
+        .into_iter()
+        .filter(|p| path_undefined(ctx, p))
+        .collect();
     v.sort();
     v
 }
 
-fn undecided(err: &minijinja::Error, vars: std::collections::HashSet<String>, ctx: &Value) -> Outcome {
+fn undecided(
+    err: &minijinja::Error,
+    vars: std::collections::HashSet<String>,
+    ctx: &Value,
+) -> Outcome {
     match undefined_path(err) {
         Some(p) => Outcome::Undecided(vec![p], String::new()),
         None => {
@@ -374,16 +403,28 @@ fn to_json(v: &Value) -> serde_json::Value {
     serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
 }
 
+/// A rule that could not decide on an object: (rule, device, interface, missing fields, error).
+type Undecided = (String, String, Option<String>, Vec<String>, String);
+
+/// Indices (device, interface) of both ends of a link.
+type LinkEnds = ((usize, usize), (usize, usize));
+
 #[derive(Default)]
 struct Pending {
-    undecided: Vec<(String, String, Option<String>, Vec<String>, String)>,
+    undecided: Vec<Undecided>,
     findings: Vec<Finding>,
     /// Rule ids that ran and passed on an object (for coverage: a clean fixture must exercise
     /// a rule, not merely not reach it).
     passed: Vec<String>,
 }
 
-fn record(rule: &Rule, env: &Environment, obj: &Obj, base: &BTreeMap<String, Value>, out: &mut Pending) {
+fn record(
+    rule: &Rule,
+    env: &Environment,
+    obj: &Obj,
+    base: &BTreeMap<String, Value>,
+    out: &mut Pending,
+) {
     match run_rule(rule, base) {
         Outcome::NotApplicable => {}
         Outcome::Pass => out.passed.push(rule.spec.id.clone()),
@@ -401,13 +442,17 @@ fn record(rule: &Rule, env: &Environment, obj: &Obj, base: &BTreeMap<String, Val
                 ctx.insert("item".into(), item.clone());
                 let ctxv = Value::from(ctx);
                 let attr = |k: &str| -> Option<Value> {
-                    item.get_attr(k).ok().filter(|v| !v.is_undefined() && !v.is_none())
+                    item.get_attr(k)
+                        .ok()
+                        .filter(|v| !v.is_undefined() && !v.is_none())
                 };
                 let message = match attr("message") {
                     Some(m) => m.to_string(),
                     None => env
                         .render_str(rule.spec.message.get_ref(), &ctxv)
-                        .unwrap_or_else(|e| format!("{} (message template failed: {e})", rule.spec.title)),
+                        .unwrap_or_else(|e| {
+                            format!("{} (message template failed: {e})", rule.spec.title)
+                        }),
                 };
                 let severity = attr("severity")
                     .and_then(|s| Severity::parse(&s.to_string()))
@@ -416,16 +461,25 @@ fn record(rule: &Rule, env: &Environment, obj: &Obj, base: &BTreeMap<String, Val
                 for (k, v) in &lets {
                     evidence.insert(k.clone(), to_json(v));
                 }
-                if let Ok(keys) = item.try_iter() {
-                    if item.kind() == ValueKind::Map {
-                        for k in keys {
-                            let Some(ks) = k.as_str() else { continue };
-                            if matches!(ks, "message" | "severity" | "device" | "interface" | "source" | "file" | "line") {
-                                continue;
-                            }
-                            if let Ok(v) = item.get_attr(ks) {
-                                evidence.insert(ks.to_string(), to_json(&v));
-                            }
+                if let Ok(keys) = item.try_iter()
+                    && item.kind() == ValueKind::Map
+                {
+                    for k in keys {
+                        let Some(ks) = k.as_str() else { continue };
+                        if matches!(
+                            ks,
+                            "message"
+                                | "severity"
+                                | "device"
+                                | "interface"
+                                | "source"
+                                | "file"
+                                | "line"
+                        ) {
+                            continue;
+                        }
+                        if let Ok(v) = item.get_attr(ks) {
+                            evidence.insert(ks.to_string(), to_json(&v));
                         }
                     }
                 }
@@ -438,19 +492,21 @@ fn record(rule: &Rule, env: &Environment, obj: &Obj, base: &BTreeMap<String, Val
                 // Items may name their own source: `file` + `line`, or a parse entry whose first
                 // unrecognized line / undefined reference gives the line.
                 let first_line = |k: &str| -> Option<i64> {
-                    attr(k)?.get_item_by_index(0).ok()?.get_attr("line").ok()?.as_i64()
+                    attr(k)?
+                        .get_item_by_index(0)
+                        .ok()?
+                        .get_attr("line")
+                        .ok()?
+                        .as_i64()
                 };
-                let direct = match attr("file") {
-                    Some(f) => Some(Location {
-                        file: f.to_string(),
-                        line: attr("line")
-                            .and_then(|l| l.as_i64())
-                            .or_else(|| first_line("unrecognized"))
-                            .or_else(|| first_line("undefined"))
-                            .unwrap_or(0) as u32,
-                    }),
-                    None => None,
-                };
+                let direct = attr("file").map(|f| Location {
+                    file: f.to_string(),
+                    line: attr("line")
+                        .and_then(|l| l.as_i64())
+                        .or_else(|| first_line("unrecognized"))
+                        .or_else(|| first_line("undefined"))
+                        .unwrap_or(0) as u32,
+                });
                 let source = direct
                     .or_else(|| source_path.and_then(|p| source_of(obj, &p)))
                     .or_else(|| obj.fallback.clone());
@@ -459,7 +515,9 @@ fn record(rule: &Rule, env: &Environment, obj: &Obj, base: &BTreeMap<String, Val
                     severity,
                     title: rule.spec.title.clone(),
                     message,
-                    device: attr("device").map(|v| v.to_string()).unwrap_or_else(|| obj.device.to_string()),
+                    device: attr("device")
+                        .map(|v| v.to_string())
+                        .unwrap_or_else(|| obj.device.to_string()),
                     interface: attr("interface")
                         .map(|v| v.to_string())
                         .or_else(|| obj.interface.map(String::from)),
@@ -492,9 +550,16 @@ pub fn evaluate(rs: &RuleSet, fabric: &Fabric) -> Vec<Finding> {
 }
 
 /// Evaluate, also counting per rule how many objects it checked and passed.
-pub fn evaluate_with_passes(rs: &RuleSet, fabric: &Fabric) -> (Vec<Finding>, BTreeMap<String, usize>) {
+pub fn evaluate_with_passes(
+    rs: &RuleSet,
+    fabric: &Fabric,
+) -> (Vec<Finding>, BTreeMap<String, usize>) {
     let policy = Value::from(Serde(&fabric.policy));
-    let params: Vec<Value> = rs.rules.iter().map(|r| params_of(r, &fabric.policy)).collect();
+    let params: Vec<Value> = rs
+        .rules
+        .iter()
+        .map(|r| params_of(r, &fabric.policy))
+        .collect();
     let vals: Vec<DevVals> = fabric.devices.par_iter().map(dev_vals).collect();
     let dev_idx: HashMap<&str, usize> = fabric
         .devices
@@ -504,11 +569,14 @@ pub fn evaluate_with_passes(rs: &RuleSet, fabric: &Fabric) -> (Vec<Finding>, BTr
         .collect();
     let locate = |e: &Endpoint| -> Option<(usize, usize)> {
         let di = *dev_idx.get(e.device.as_str())?;
-        let ii = fabric.devices[di].interfaces.iter().position(|i| i.name == e.interface)?;
+        let ii = fabric.devices[di]
+            .interfaces
+            .iter()
+            .position(|i| i.name == e.interface)?;
         Some((di, ii))
     };
     // Link ends resolved to (device, interface) indices; peer map for interface scope.
-    let link_ends: Vec<Option<((usize, usize), (usize, usize))>> = fabric
+    let link_ends: Vec<Option<LinkEnds>> = fabric
         .links
         .iter()
         .map(|l| Some((locate(&l.a)?, locate(&l.b)?)))
@@ -521,7 +589,11 @@ pub fn evaluate_with_passes(rs: &RuleSet, fabric: &Fabric) -> (Vec<Finding>, BTr
         }
     }
     let by_scope = |s: Scope| -> Vec<(usize, &Rule)> {
-        rs.rules.iter().enumerate().filter(|(_, r)| r.scope == s).collect()
+        rs.rules
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.scope == s)
+            .collect()
     };
     let if_rules = by_scope(Scope::Interface);
     let host_rules = by_scope(Scope::Host);
@@ -630,10 +702,19 @@ pub fn evaluate_with_passes(rs: &RuleSet, fabric: &Fabric) -> (Vec<Finding>, BTr
     let mut fab = Pending::default();
     if !fabric_rules.is_empty() {
         let mut base: BTreeMap<String, Value> = BTreeMap::new();
-        base.insert("devices".into(), Value::from(vals.iter().map(|v| v.full.clone()).collect::<Vec<_>>()));
+        base.insert(
+            "devices".into(),
+            Value::from(vals.iter().map(|v| v.full.clone()).collect::<Vec<_>>()),
+        );
         base.insert(
             "links".into(),
-            Value::from(fabric.links.iter().map(|l| Value::from(Serde(l))).collect::<Vec<_>>()),
+            Value::from(
+                fabric
+                    .links
+                    .iter()
+                    .map(|l| Value::from(Serde(l)))
+                    .collect::<Vec<_>>(),
+            ),
         );
         base.insert("notices".into(), Value::from(Serde(&fabric.notices)));
         base.insert("policy".into(), policy.clone());
@@ -653,7 +734,11 @@ pub fn evaluate_with_passes(rs: &RuleSet, fabric: &Fabric) -> (Vec<Finding>, BTr
     let mut findings = Vec::new();
     let mut undecided = Vec::new();
     let mut passes: BTreeMap<String, usize> = BTreeMap::new();
-    for p in per_device.into_iter().chain(per_link).chain(std::iter::once(fab)) {
+    for p in per_device
+        .into_iter()
+        .chain(per_link)
+        .chain(std::iter::once(fab))
+    {
         findings.extend(p.findings);
         undecided.extend(p.undecided);
         for id in p.passed {
@@ -666,10 +751,7 @@ pub fn evaluate_with_passes(rs: &RuleSet, fabric: &Fabric) -> (Vec<Finding>, BTr
 }
 
 /// One info finding per (rule, device, missing fields), listing the interfaces concerned.
-fn aggregate_undecided(
-    rs: &RuleSet,
-    items: Vec<(String, String, Option<String>, Vec<String>, String)>,
-) -> Vec<Finding> {
+fn aggregate_undecided(rs: &RuleSet, items: Vec<Undecided>) -> Vec<Finding> {
     let mut groups: BTreeMap<(String, String, Vec<String>, String), Vec<String>> = BTreeMap::new();
     for (rule, dev, iface, missing, err) in items {
         groups
@@ -705,7 +787,11 @@ fn aggregate_undecided(
             title: r.spec.title.clone(),
             message: format!("could not decide{on}: {what}"),
             device: dev,
-            interface: if ifaces.len() == 1 { Some(ifaces[0].clone()) } else { None },
+            interface: if ifaces.len() == 1 {
+                Some(ifaces[0].clone())
+            } else {
+                None
+            },
             peer: None,
             source: None,
             evidence,

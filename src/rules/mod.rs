@@ -160,7 +160,9 @@ fn toml_to_json(v: &toml::Value) -> serde_json::Value {
 }
 
 pub fn table_to_json(t: &toml::Table) -> serde_json::Map<String, serde_json::Value> {
-    t.iter().map(|(k, v)| (k.clone(), toml_to_json(v))).collect()
+    t.iter()
+        .map(|(k, v)| (k.clone(), toml_to_json(v)))
+        .collect()
 }
 
 impl RuleSet {
@@ -220,7 +222,9 @@ impl RuleSet {
     }
 
     pub fn get(&self, id: &str) -> Option<&Rule> {
-        self.rules.iter().find(|r| r.spec.id.eq_ignore_ascii_case(id))
+        self.rules
+            .iter()
+            .find(|r| r.spec.id.eq_ignore_ascii_case(id))
     }
 
     /// Every parameter name of every rule (to spot typos in fabric.toml [policy]).
@@ -273,30 +277,51 @@ fn compile(
         });
     };
     if !valid_id(&spec.id) {
-        err(&mut errors, None, "id must be FAMILY + 3 digits (e.g. PFC001)".into());
+        err(
+            &mut errors,
+            None,
+            "id must be FAMILY + 3 digits (e.g. PFC001)".into(),
+        );
     }
     if !FAMILIES.contains(&spec.family.as_str()) || !spec.id.starts_with(&spec.family) {
         err(
             &mut errors,
             None,
-            format!("family {:?} must be one of {FAMILIES:?} and prefix the id", spec.family),
+            format!(
+                "family {:?} must be one of {FAMILIES:?} and prefix the id",
+                spec.family
+            ),
         );
     }
     let severity = Severity::parse(&spec.severity);
     if severity.is_none() {
-        err(&mut errors, None, format!("severity {:?}: expected error, warning or info", spec.severity));
+        err(
+            &mut errors,
+            None,
+            format!(
+                "severity {:?}: expected error, warning or info",
+                spec.severity
+            ),
+        );
     }
     let scope = Scope::parse(&spec.scope);
     if scope.is_none() {
         err(
             &mut errors,
             None,
-            format!("scope {:?}: expected interface, host, device, link or fabric", spec.scope),
+            format!(
+                "scope {:?}: expected interface, host, device, link or fabric",
+                spec.scope
+            ),
         );
     }
     for p in &spec.platforms {
         if !crate::model::PLATFORMS.contains(&p.as_str()) {
-            err(&mut errors, None, format!("unknown platform {p:?} in platforms"));
+            err(
+                &mut errors,
+                None,
+                format!("unknown platform {p:?} in platforms"),
+            );
         }
     }
     let (Some(severity), Some(scope)) = (severity, scope) else {
@@ -316,10 +341,10 @@ fn compile(
         spec.params.keys().cloned().collect::<BTreeSet<_>>(),
     );
     let compile_expr = |errors: &mut Vec<RuleError>,
-                            src: &Spanned<String>,
-                            what: &str,
-                            known: &BTreeMap<String, BTreeSet<String>>,
-                            locals: &BTreeSet<String>|
+                        src: &Spanned<String>,
+                        what: &str,
+                        known: &BTreeMap<String, BTreeSet<String>>,
+                        locals: &BTreeSet<String>|
      -> Option<Expression<'static, 'static>> {
         match env.compile_expression_owned(src.get_ref().clone()) {
             Ok(e) => {
@@ -342,12 +367,20 @@ fn compile(
     let mut lets = Vec::new();
     for l in &spec.lets {
         let Some((name, expr)) = l.get_ref().split_once('=') else {
-            err(&mut errors, Some(l), format!("let {:?}: expected \"name = expression\"", l.get_ref()));
+            err(
+                &mut errors,
+                Some(l),
+                format!("let {:?}: expected \"name = expression\"", l.get_ref()),
+            );
             continue;
         };
         let name = name.trim().to_string();
         if !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || name.is_empty() {
-            err(&mut errors, Some(l), format!("let name {name:?} is not an identifier"));
+            err(
+                &mut errors,
+                Some(l),
+                format!("let name {name:?} is not an identifier"),
+            );
             continue;
         }
         let sp = Spanned::new(l.span(), expr.trim().to_string());
@@ -370,13 +403,27 @@ fn compile(
         Err(e) => err(&mut errors, Some(&spec.message), format!("message: {e}")),
     }
     for f in spec.source.iter() {
-        let plain: String = f.split("{{").next().unwrap_or("").split('[').next().unwrap_or("").to_string();
+        let plain: String = f
+            .split("{{")
+            .next()
+            .unwrap_or("")
+            .split('[')
+            .next()
+            .unwrap_or("")
+            .to_string();
         if let Some(msg) = check_path(plain.trim_end_matches('.'), &known, &locals) {
             err(&mut errors, None, format!("source/optional {f:?}: {msg}"));
         }
     }
-    if spec.doc.what.trim().is_empty() || spec.doc.why.trim().is_empty() || spec.doc.fix.trim().is_empty() {
-        err(&mut errors, None, "doc.what, doc.why and doc.fix must be written".into());
+    if spec.doc.what.trim().is_empty()
+        || spec.doc.why.trim().is_empty()
+        || spec.doc.fix.trim().is_empty()
+    {
+        err(
+            &mut errors,
+            None,
+            "doc.what, doc.why and doc.fix must be written".into(),
+        );
     }
     if !errors.is_empty() {
         return Err(errors);
@@ -398,8 +445,18 @@ fn compile(
 
 /// Methods minijinja values offer that may follow a field name.
 const METHODS: &[&str] = &[
-    "startswith", "endswith", "lower", "upper", "split", "strip", "replace", "items", "keys",
-    "values", "count", "get",
+    "startswith",
+    "endswith",
+    "lower",
+    "upper",
+    "split",
+    "strip",
+    "replace",
+    "items",
+    "keys",
+    "values",
+    "count",
+    "get",
 ];
 
 /// Why a dotted variable path is not valid in this rule, if it is not.
@@ -423,16 +480,22 @@ fn check_path(
         r.rsplit_once('.')
             .filter(|(_, m)| METHODS.contains(m))
             .map(|(h, _)| h)
-            .unwrap_or(if METHODS.contains(&r) && var == root { "" } else { r })
+            .unwrap_or(if METHODS.contains(&r) && var == root {
+                ""
+            } else {
+                r
+            })
     });
     let rest = rest.filter(|r| !r.is_empty());
     let _ = var;
     let Some(fields) = known.get(root) else {
         let mut roots: Vec<&str> = known.keys().map(|s| s.as_str()).collect();
         roots.extend(locals.iter().map(|s| s.as_str()));
-        return Some(format!("unknown variable {root:?} (this scope has {roots:?})"));
+        return Some(format!(
+            "unknown variable {root:?} (this scope has {roots:?})"
+        ));
     };
-    let Some(rest) = rest else { return None };
+    let rest = rest?;
     if root == "devices" || root == "links" || root == "notices" {
         return None;
     }
@@ -453,14 +516,22 @@ fn check_path(
     let segs: Vec<&str> = rest.split('.').collect();
     let mut good = String::new();
     for s in &segs {
-        let cand = if good.is_empty() { s.to_string() } else { format!("{good}.{s}") };
+        let cand = if good.is_empty() {
+            s.to_string()
+        } else {
+            format!("{good}.{s}")
+        };
         if fields.contains(&cand) {
             good = cand;
         } else {
             break;
         }
     }
-    let prefix = if good.is_empty() { String::new() } else { format!("{good}.") };
+    let prefix = if good.is_empty() {
+        String::new()
+    } else {
+        format!("{good}.")
+    };
     let options: Vec<&str> = fields
         .iter()
         .filter_map(|f| f.strip_prefix(&prefix))

@@ -469,10 +469,10 @@ fn pfc_prevention(dev: &mut Device, o: &Output) {
         return;
     };
     for r in &p.records {
-        if p.kind(r) == "tout" {
-            if let Some(ms) = p.num::<u32>(r, "ms") {
-                rdma.pfc_prevention_ms = known(ms, &o.src(r.line));
-            }
+        if p.kind(r) == "tout"
+            && let Some(ms) = p.num::<u32>(r, "ms")
+        {
+            rdma.pfc_prevention_ms = known(ms, &o.src(r.line));
         }
     }
 }

@@ -47,7 +47,10 @@ pub fn to_bytes(value: f64, unit: &str) -> Option<u64> {
 /// "400g", "auto" (None).
 pub fn speed_gbps(s: &str) -> Option<f64> {
     let t = s.trim().to_ascii_lowercase().replace(' ', "");
-    let digits: String = t.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+    let digits: String = t
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
     let v: f64 = digits.parse().ok()?;
     let rest = &t[digits.len()..];
     let g = if rest.starts_with('g') {
@@ -81,7 +84,10 @@ mod tests {
     #[test]
     fn lists() {
         assert_eq!(num_list("3,4", 7), Some(vec![3, 4]));
-        assert_eq!(num_list("24-31 40", 63), Some((24..=31).chain([40]).collect()));
+        assert_eq!(
+            num_list("24-31 40", 63),
+            Some((24..=31).chain([40]).collect())
+        );
         assert_eq!(num_list("9", 7), None);
         assert_eq!(num_list("x", 7), None);
     }

@@ -41,17 +41,28 @@ fn header_name(o: &Output, r: &crate::parser::Record) -> Option<String> {
 
 fn show_interface(dev: &mut Device, o: &Output) {
     let p = &o.parsed;
-    let mut cur: Option<String> = None;
+    // Index of the interface the current block describes (records follow their header).
+    let mut cur: Option<usize> = None;
     for r in &p.records {
         let src = o.src(r.line);
-        if p.kind(r) == "header" {
-            cur = header_name(o, r);
-            let Some(name) = &cur else { continue };
+        let kind = p.kind(r);
+        if kind == "header" {
+            cur = None;
+            let Some(name) = header_name(o, r) else {
+                continue;
+            };
             let state = p.get(r, "state").unwrap_or("");
             let admin_down = state == "administratively down"
                 || p.get(r, "why")
                     .is_some_and(|w| w.eq_ignore_ascii_case("administratively down"));
-            let i = iface(dev, name);
+            let idx = match dev.interfaces.iter().position(|i| i.name == name) {
+                Some(idx) => idx,
+                None => {
+                    dev.interfaces.push(Interface::new(&name, if_kind(&name)));
+                    dev.interfaces.len() - 1
+                }
+            };
+            let i = &mut dev.interfaces[idx];
             if i.defined_at.is_none() {
                 i.defined_at = Some(src.clone());
             }
@@ -62,39 +73,42 @@ fn show_interface(dev: &mut Device, o: &Output) {
                 // a port that is up is administratively up
                 i.admin_up = known(true, &src);
             }
+            cur = Some(idx);
             continue;
         }
-        let Some(name) = cur.clone() else { continue };
-        match p.kind(r) {
-            "admin" => iface(dev, &name).admin_up = known(p.get(r, "v") == Some("up"), &src),
+        let Some(ci) = cur else { continue };
+        match kind {
+            "admin" => dev.interfaces[ci].admin_up = known(p.get(r, "v") == Some("up"), &src),
             "mtu" => {
                 if let Some(v) = p.num::<u32>(r, "v") {
-                    let i = iface(dev, &name);
+                    let i = &mut dev.interfaces[ci];
                     i.mtu = known(v, &src);
                     i.mtu_raw = known(v, &src);
                 }
             }
             "port_mode" => {
-                iface(dev, &name).switchport = known(p.get(r, "v") != Some("routed"), &src)
+                dev.interfaces[ci].switchport = known(p.get(r, "v") != Some("routed"), &src)
             }
             "speed" => {
                 if let Some(g) = p.get(r, "v").and_then(speed_gbps) {
-                    iface(dev, &name).speed_gbps = known(g, &src);
+                    dev.interfaces[ci].speed_gbps = known(g, &src);
                 }
             }
             "flowcontrol" => {
-                let i = iface(dev, &name);
+                let i = &mut dev.interfaces[ci];
                 i.link_pause.rx = known(p.get(r, "rx") == Some("on"), &src);
                 i.link_pause.tx = known(p.get(r, "tx") == Some("on"), &src);
             }
             "belongs" => {
                 if let Some(v) = p.get(r, "v") {
                     let po = canonical_ifname(v);
-                    iface(dev, &name).lag_parent = Some(po.clone());
+                    let name = dev.interfaces[ci].name.clone();
+                    dev.interfaces[ci].lag_parent = Some(po.clone());
                     add_member(dev, &po, &name);
                 }
             }
             "members" => {
+                let name = dev.interfaces[ci].name.clone();
                 let members: Vec<String> = p
                     .get(r, "v")
                     .unwrap_or("")
@@ -107,6 +121,7 @@ fn show_interface(dev: &mut Device, o: &Output) {
                     iface(dev, m).lag_parent = Some(name.clone());
                     add_member(dev, &name, m);
                 }
+                // `iface` may have added interfaces; the current one keeps its index.
             }
             _ => {}
         }
