@@ -58,7 +58,13 @@ pub fn render(a: &Audit, color: bool) -> String {
         let src = f
             .source
             .as_ref()
-            .map(|l| format!("{}:{}", l.file, l.line))
+            .map(|l| {
+                if l.line == 0 {
+                    l.file.clone()
+                } else {
+                    format!("{}:{}", l.file, l.line)
+                }
+            })
             .unwrap_or_default();
         table.add_row(vec![
             sev_cell(f.severity, color),
