@@ -199,3 +199,80 @@ fn explain_and_rules_listing() {
         assert!(ids.contains(&id), "{id} missing from {ids:?}");
     }
 }
+
+#[test]
+fn truncated_config_is_reported_not_a_panic() {
+    // An intended config cut off mid-line, as a failed copy leaves it: the parser reads what is
+    // there, and the audit says what is missing instead of passing or crashing.
+    let clean =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/clean-fabric/configs/leaf1.cfg");
+    let full = std::fs::read_to_string(clean).unwrap();
+    let at = full
+        .find("service-policy type queuing output ROCE-EGRESS")
+        .unwrap();
+    let cut = &full[..at + "service-policy type queuing output ROCE-EG".len()];
+    let s = Scratch::new("truncated");
+    s.write(
+        "fabric.toml",
+        "[[device]]\nname = \"leaf1\"\nplatform = \"nxos\"\n",
+    );
+    s.write("configs/leaf1.cfg", cut);
+    let (out, v) = audit_json(&s.0, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let parse = &v["parse"][0];
+    assert_eq!(parse["status"], "partial", "{v:#}");
+    // The cut line and the references to the policies that never got defined are named.
+    let p2 = findings(&v, "PARSE002");
+    assert_eq!(p2.len(), 1, "{v:#}");
+    assert!(
+        p2[0]["message"].as_str().unwrap().contains("ROCE-EG "),
+        "{}",
+        p2[0]["message"]
+    );
+    let p8 = findings(&v, "PARSE008");
+    assert_eq!(p8.len(), 1, "{v:#}");
+    // A last line without its line end is named as a possible truncation.
+    let s2 = Scratch::new("truncated2");
+    s2.write(
+        "fabric.toml",
+        "[[device]]\nname = \"leaf1\"\nplatform = \"nxos\"\n",
+    );
+    s2.write(
+        "configs/leaf1.cfg",
+        &full[..full.find("interface Ethernet1/2").unwrap() + 14],
+    );
+    let (_, v) = audit_json(&s2.0, &[]);
+    let p1 = findings(&v, "PARSE001");
+    assert!(
+        p1[0]["message"].as_str().unwrap().contains("truncated"),
+        "{v:#}"
+    );
+}
+
+#[test]
+fn parsers_dir_overrides_and_bad_parser_is_exit_2() {
+    let s = Scratch::new("parsersdir");
+    s.write("configs/leaf1.cfg", "hostname leaf1\n");
+    s.write("parsers/nxos.toml", "platform = \"nxos\"\nname = \"x\"\n[[command]]\ncmd = \"show run\"\nid = \"run\"\n[[command.record]]\nkind = \"k\"\nregex = '^(unclosed'\n");
+    let out = bin()
+        .arg("audit")
+        .arg(&s.0)
+        .arg("--parsers")
+        .arg(s.0.join("parsers"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = stderr(&out);
+    assert!(e.contains("nxos.toml:8") && e.contains("regex"), "{e}");
+    // A valid override replaces the embedded platform: `fabric-audit parsers` shows its source.
+    s.write("parsers/nxos.toml", "platform = \"nxos\"\nname = \"Custom NX-OS\"\n[[command]]\ncmd = \"show run\"\nid = \"run\"\nconfig = true\n[[command.record]]\nkind = \"hostname\"\nregex = '^hostname (?P<name>\\S+)$'\n");
+    let out = bin()
+        .arg("parsers")
+        .arg("--parsers")
+        .arg(s.0.join("parsers"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let t = String::from_utf8_lossy(&out.stdout);
+    assert!(t.contains("Custom NX-OS") && t.contains("eos"), "{t}");
+}

@@ -884,6 +884,14 @@ impl Command {
                 prev = Some((trimmed, parent_kind, indent, was_record));
             }
         }
+        // A file whose last line has no line end and is not understood was probably cut off.
+        if !text.ends_with('\n') {
+            if let Some(u) = out.unrecognized.last_mut() {
+                if u.line == lineno {
+                    u.text.push_str(" (last line, no line end: truncated?)");
+                }
+            }
+        }
         out.status = if out.records.is_empty() && !out.unrecognized.is_empty() {
             out.error = Some("no line of the output was recognized".into());
             ParseStatus::Failed

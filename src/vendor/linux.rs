@@ -430,7 +430,9 @@ fn ethtool(dev: &mut Device, o: &Output) {
             "speed" => {
                 // `Speed: Unknown!` is the NIC saying it has no negotiated speed (no link):
                 // a known 0, not an unknown.
-                let gbps = p.num::<u64>(r, "mbps").map_or(0.0, |mbps| mbps as f64 / 1000.0);
+                let gbps = p
+                    .num::<u64>(r, "mbps")
+                    .map_or(0.0, |mbps| mbps as f64 / 1000.0);
                 i.speed_gbps = known(gbps, &src);
             }
             "link" => i.oper_up = known(p.get(r, "v") == Some("yes"), &src),
