@@ -885,12 +885,11 @@ impl Command {
             }
         }
         // A file whose last line has no line end and is not understood was probably cut off.
-        if !text.ends_with('\n') {
-            if let Some(u) = out.unrecognized.last_mut() {
-                if u.line == lineno {
-                    u.text.push_str(" (last line, no line end: truncated?)");
-                }
-            }
+        if let Some(u) = out.unrecognized.last_mut()
+            && !text.ends_with('\n')
+            && u.line == lineno
+        {
+            u.text.push_str(" (last line, no line end: truncated?)");
         }
         out.status = if out.records.is_empty() && !out.unrecognized.is_empty() {
             out.error = Some("no line of the output was recognized".into());
