@@ -25,6 +25,25 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The ports of `device` that the cabling plan's links use, in plan order.
+fn plan_ports(links: &[toml::Value], device: &str) -> Vec<String> {
+    let mut ports: Vec<String> = Vec::new();
+    for l in links {
+        for side in ["a", "b"] {
+            if let Some((dn, p)) = l
+                .get(side)
+                .and_then(|v| v.as_str())
+                .and_then(|s| s.split_once(':'))
+                && dn == device
+                && !ports.iter().any(|x| x == p)
+            {
+                ports.push(p.to_string());
+            }
+        }
+    }
+    ports
+}
+
 struct Template {
     platform: String,
     role: String,
@@ -67,21 +86,7 @@ fn templates(demo: &Path) -> (Vec<Template>, Vec<Template>, PathBuf, Vec<String>
             .and_then(|v| v.as_str())
             .unwrap_or_default()
             .to_string();
-        // Ports of this device that the plan uses.
-        let mut ports = Vec::new();
-        for l in &links {
-            for side in ["a", "b"] {
-                if let Some((dn, p)) = l
-                    .get(side)
-                    .and_then(|v| v.as_str())
-                    .and_then(|s| s.split_once(':'))
-                    && dn == name
-                    && !ports.contains(&p.to_string())
-                {
-                    ports.push(p.to_string());
-                }
-            }
-        }
+        let ports = plan_ports(&links, &name);
         if platform == "linux" {
             if host.is_none() {
                 host = Some(demo.join("devices").join(&name));
@@ -123,19 +128,7 @@ fn templates(demo: &Path) -> (Vec<Template>, Vec<Template>, PathBuf, Vec<String>
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        for l in &links {
-            for side in ["a", "b"] {
-                if let Some((dn, p)) = l
-                    .get(side)
-                    .and_then(|v| v.as_str())
-                    .and_then(|s| s.split_once(':'))
-                    && dn == hname
-                    && !host_nics.contains(&p.to_string())
-                {
-                    host_nics.push(p.to_string());
-                }
-            }
-        }
+        host_nics = plan_ports(&links, &hname);
         host = Some(first);
     }
     (

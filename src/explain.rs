@@ -18,26 +18,14 @@ pub fn render(r: &Rule) -> String {
         r.file,
         r.line
     );
-    let _ = writeln!(
-        out,
-        "What it checks\n  {}\n",
-        s.doc.what.trim().replace('\n', "\n  ")
-    );
-    let _ = writeln!(
-        out,
-        "Why it matters\n  {}\n",
-        s.doc.why.trim().replace('\n', "\n  ")
-    );
-    let _ = writeln!(
-        out,
-        "Example of a bad config\n  {}\n",
-        s.doc.example.trim().replace('\n', "\n  ")
-    );
-    let _ = writeln!(
-        out,
-        "The fix\n  {}\n",
-        s.doc.fix.trim().replace('\n', "\n  ")
-    );
+    for (heading, body) in [
+        ("What it checks", &s.doc.what),
+        ("Why it matters", &s.doc.why),
+        ("Example of a bad config", &s.doc.example),
+        ("The fix", &s.doc.fix),
+    ] {
+        let _ = writeln!(out, "{heading}\n  {}\n", body.trim().replace('\n', "\n  "));
+    }
     if !s.params.is_empty() {
         let _ = writeln!(out, "Parameters (override in fabric.toml [policy])");
         for (k, v) in &s.params {

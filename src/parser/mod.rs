@@ -25,6 +25,22 @@ pub struct SpecError {
     pub msg: String,
 }
 
+impl SpecError {
+    /// An error placed at the first occurrence of `needle` in the file (0:0 when absent).
+    fn near(file: &str, text: &str, needle: &str, msg: String) -> SpecError {
+        let (line, col) = text
+            .find(needle)
+            .map(|o| line_col(text, o))
+            .unwrap_or((0, 0));
+        SpecError {
+            file: file.into(),
+            line,
+            col,
+            msg,
+        }
+    }
+}
+
 /// 1-based line and column of a byte offset.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
@@ -193,42 +209,128 @@ fn exact_literal(re: &str) -> Option<String> {
     }
 }
 
-/// The bytes an anchored regex can start with, when that is easy to tell (`^\d`, `^[...]`
-/// of plain characters and ranges); `None` means any byte.
+/// The bytes an anchored regex can start with, when that is easy to tell: a literal, `\d`, a
+/// simple class `[...]`, or a group of alternatives (`(?:RX|TX)`, `(?P<no>no )?shutdown`,
+/// where an optional group adds what follows it). `None` means any byte.
 fn first_bytes(re: &str) -> Option<Vec<u8>> {
-    let rest = re.strip_prefix('^')?;
-    if rest.starts_with("\\d") {
-        return Some((b'0'..=b'9').collect());
-    }
-    let class = rest.strip_prefix('[')?;
-    if class.starts_with('^') {
+    let mut out = start_bytes(re.strip_prefix('^')?, 0)?;
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
+}
+
+fn start_bytes(rest: &str, depth: u8) -> Option<Vec<u8>> {
+    if depth > 4 {
         return None;
     }
-    let end = class.find(']')?;
-    let body = &class.as_bytes()[..end];
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < body.len() {
-        match body[i] {
-            b'\\' => {
-                match body.get(i + 1) {
-                    Some(b'd') => out.extend(b'0'..=b'9'),
-                    Some(&c) if !c.is_ascii_alphanumeric() => out.push(c),
-                    _ => return None,
+    let b = rest.as_bytes();
+    match *b.first()? {
+        b'\\' => match b.get(1)? {
+            b'd' => Some((b'0'..=b'9').collect()),
+            c if !c.is_ascii_alphanumeric() => Some(vec![*c]),
+            _ => None,
+        },
+        b'[' => {
+            let class = &rest[1..];
+            if class.starts_with('^') {
+                return None;
+            }
+            let end = class.find(']')?;
+            let body = &class.as_bytes()[..end];
+            let mut out = Vec::new();
+            let mut i = 0;
+            while i < body.len() {
+                match body[i] {
+                    b'\\' => {
+                        match body.get(i + 1) {
+                            Some(b'd') => out.extend(b'0'..=b'9'),
+                            Some(&c) if !c.is_ascii_alphanumeric() => out.push(c),
+                            _ => return None,
+                        }
+                        i += 2;
+                    }
+                    a if body.get(i + 1) == Some(&b'-') && i + 2 < body.len() => {
+                        out.extend(a..=body[i + 2]);
+                        i += 3;
+                    }
+                    c => {
+                        out.push(c);
+                        i += 1;
+                    }
                 }
-                i += 2;
             }
-            a if body.get(i + 1) == Some(&b'-') && i + 2 < body.len() => {
-                out.extend(a..=body[i + 2]);
-                i += 3;
+            Some(out)
+        }
+        b'(' => {
+            // The group's body, its alternatives, and what may follow an optional group.
+            let mut level = 0usize;
+            let mut close = None;
+            let mut escaped = false;
+            for (i, &c) in b.iter().enumerate() {
+                match c {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'(' => level += 1,
+                    b')' => {
+                        level -= 1;
+                        if level == 0 {
+                            close = Some(i);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
             }
-            c => {
-                out.push(c);
-                i += 1;
+            let close = close?;
+            let mut body = &rest[1..close];
+            if let Some(x) = body.strip_prefix("?:") {
+                body = x;
+            } else if let Some(x) = body.strip_prefix("?P<") {
+                body = &x[x.find('>')? + 1..];
+            } else if body.starts_with('?') {
+                return None;
+            }
+            let mut out = Vec::new();
+            let (mut level, mut escaped, mut start) = (0usize, false, 0usize);
+            let bb = body.as_bytes();
+            let mut alts = Vec::new();
+            for (i, &c) in bb.iter().enumerate() {
+                match c {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'(' | b'[' => level += 1,
+                    b')' | b']' => level = level.saturating_sub(1),
+                    b'|' if level == 0 => {
+                        alts.push(&body[start..i]);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            alts.push(&body[start..]);
+            for alt in alts {
+                out.extend(start_bytes(alt, depth + 1)?);
+            }
+            match b.get(close + 1) {
+                Some(b'?') | Some(b'*') => out.extend(start_bytes(&rest[close + 2..], depth + 1)?),
+                _ => {}
+            }
+            Some(out)
+        }
+        b'.' | b'^' | b'$' | b'|' | b')' | b'*' | b'+' | b'?' | b'{' => None,
+        c => {
+            // A literal byte, unless a quantifier makes it optional.
+            match b.get(1) {
+                Some(b'?') | Some(b'*') => {
+                    let mut out = vec![c];
+                    out.extend(start_bytes(&rest[2..], depth + 1)?);
+                    Some(out)
+                }
+                Some(b'{') => None,
+                _ => Some(vec![c]),
             }
         }
     }
-    Some(out)
 }
 
 fn template_matcher(cmd: &str) -> Result<Regex, String> {
@@ -400,19 +502,15 @@ impl Platform {
                 {
                     Some(o) => Some(o),
                     None => {
-                        let (line, col) = text
-                            .find(&format!("records_from = \"{id}\""))
-                            .map(|o| line_col(text, o))
-                            .unwrap_or((0, 0));
-                        errors.push(SpecError {
-                            file: file.into(),
-                            line,
-                            col,
-                            msg: format!(
+                        errors.push(SpecError::near(
+                            file,
+                            text,
+                            &format!("records_from = \"{id}\""),
+                            format!(
                                 "command {:?}: records_from {id:?} names no command of this file (or one that itself uses records_from)",
                                 c.cmd
                             ),
-                        });
+                        ));
                         continue;
                     }
                 },
@@ -475,16 +573,12 @@ impl Command {
         errors: &mut Vec<SpecError>,
     ) -> Option<Command> {
         let err_at = |errors: &mut Vec<SpecError>, msg: String| {
-            let (line, col) = text
-                .find(&format!("id = \"{}\"", c.id))
-                .map(|o| line_col(text, o))
-                .unwrap_or((0, 0));
-            errors.push(SpecError {
-                file: file.into(),
-                line,
-                col,
+            errors.push(SpecError::near(
+                file,
+                text,
+                &format!("id = \"{}\"", c.id),
                 msg,
-            });
+            ));
         };
         let format = match c.format.as_str() {
             "lines" => Format::Lines,
@@ -996,8 +1090,16 @@ mod tests {
     fn first_byte_sets() {
         assert_eq!(first_bytes(r"^\d+ packets").map(|v| v.len()), Some(10));
         assert_eq!(first_bytes(r"^[A-Ca]x"), Some(vec![b'A', b'B', b'C', b'a']));
-        assert_eq!(first_bytes(r"^(a|b)"), None);
+        assert_eq!(first_bytes(r"^(a|b)"), Some(vec![b'a', b'b']));
+        assert_eq!(first_bytes(r"^(?:RX|TX|Rx|Tx)$"), Some(vec![b'R', b'T']));
+        assert_eq!(
+            first_bytes(r"^(?P<no>no )?shutdown$"),
+            Some(vec![b'n', b's'])
+        );
+        assert_eq!(first_bytes(r"^(?:Up|Down) \d"), Some(vec![b'D', b'U']));
+        assert_eq!(first_bytes(r"^(?P<dev>\S+)$"), None);
         assert_eq!(first_bytes(r"^[^a]"), None);
+        assert_eq!(first_bytes(r"^(a|)b"), None);
     }
 
     #[test]
