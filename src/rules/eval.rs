@@ -339,6 +339,35 @@ fn undefined_refs(vars: std::collections::HashSet<String>, ctx: &Value) -> Vec<S
     v
 }
 
+/// When an undecided outcome names no field (an undefined value reached through a subscript,
+/// `i.pgs[pg].lossless`), name the field the rule cites as its source instead.
+fn with_source_hint(
+    rule: &Rule,
+    env: &Environment,
+    base: &BTreeMap<String, Value>,
+    outcome: Outcome,
+) -> Outcome {
+    match outcome {
+        Outcome::Undecided(missing, err) if missing.is_empty() => {
+            let Some(src) = &rule.spec.source else {
+                return Outcome::Undecided(missing, err);
+            };
+            // The source may use `let` values; render with what the base context has.
+            let mut ctx = base.clone();
+            for (name, e) in &rule.lets {
+                if let Ok(v) = e.eval(Value::from(ctx.clone())) {
+                    ctx.insert(name.clone(), v);
+                }
+            }
+            let path = env
+                .render_str(src, Value::from(ctx))
+                .unwrap_or_else(|_| src.clone());
+            Outcome::Undecided(vec![path], String::new())
+        }
+        other => other,
+    }
+}
+
 fn undecided(
     err: &minijinja::Error,
     vars: std::collections::HashSet<String>,
@@ -425,7 +454,7 @@ fn record(
     base: &BTreeMap<String, Value>,
     out: &mut Pending,
 ) {
-    match run_rule(rule, base) {
+    match with_source_hint(rule, env, base, run_rule(rule, base)) {
         Outcome::NotApplicable => {}
         Outcome::Pass => out.passed.push(rule.spec.id.clone()),
         Outcome::Undecided(missing, err) => out.undecided.push((
