@@ -16,6 +16,18 @@ use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::time::Instant;
 
+/// CPU seconds (user + system) this process has used, from /proc/self/stat (clock ticks of
+/// 10 ms); wall-clock figures on a shared machine vary with its neighbours, CPU time less so.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses and may hold spaces).
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the stat line, 12 and 13 after ')'.
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn scale() -> f64 {
     std::env::var("FA_BENCH_SCALE")
         .ok()
@@ -145,6 +157,7 @@ fn bench_show_interface() {
             .all(|i| i.mtu.is_some() && i.speed_gbps.is_some() && i.link_pause.rx.is_some())
     );
     let mut runs = Vec::new();
+    let cpu0 = cpu_seconds();
     for _ in 0..7 {
         let t = Instant::now();
         let n: usize = inputs
@@ -154,6 +167,7 @@ fn bench_show_interface() {
         runs.push(t.elapsed().as_secs_f64());
         assert_eq!(n, devices * 52);
     }
+    let cpu = (cpu_seconds() - cpu0) / runs.len() as f64;
     runs.sort_by(f64::total_cmp);
     let (best, median) = (runs[0], runs[runs.len() / 2]);
     // The engine alone (records, no model), to show where the time goes.
@@ -186,6 +200,12 @@ fn bench_show_interface() {
         bytes as f64 / 1e6 / best,
         median,
         bytes as f64 / 1e6 / median,
+        rayon::current_num_threads()
+    );
+    println!(
+        "    CPU time per run {cpu:.3} s: {:.0} MB per CPU-second, {:.0} MB/s on {} fully available cores",
+        bytes as f64 / 1e6 / cpu,
+        bytes as f64 / 1e6 / cpu * rayon::current_num_threads() as f64,
         rayon::current_num_threads()
     );
 }

@@ -249,43 +249,41 @@ pub fn default_role(platform: &str, name: &str) -> String {
     }
 }
 
-/// Compare names so that Ethernet1/2 < Ethernet1/10.
+/// Compare names so that Ethernet1/2 < Ethernet1/10 (digit runs compare as numbers).
 pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    let (mut ai, mut bi) = (a.chars().peekable(), b.chars().peekable());
-    loop {
-        match (ai.peek().copied(), bi.peek().copied()) {
-            (None, None) => return std::cmp::Ordering::Equal,
-            (None, _) => return std::cmp::Ordering::Less,
-            (_, None) => return std::cmp::Ordering::Greater,
-            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
-                let mut na = String::new();
-                while let Some(c) = ai.peek().copied().filter(|c| c.is_ascii_digit()) {
-                    na.push(c);
-                    ai.next();
-                }
-                let mut nb = String::new();
-                while let Some(c) = bi.peek().copied().filter(|c| c.is_ascii_digit()) {
-                    nb.push(c);
-                    bi.next();
-                }
-                let o = na
-                    .trim_start_matches('0')
-                    .len()
-                    .cmp(&nb.trim_start_matches('0').len())
-                    .then(na.trim_start_matches('0').cmp(nb.trim_start_matches('0')));
-                if o != std::cmp::Ordering::Equal {
-                    return o;
-                }
+    use std::cmp::Ordering;
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i].is_ascii_digit() && b[j].is_ascii_digit() {
+            let si = i;
+            while i < a.len() && a[i].is_ascii_digit() {
+                i += 1;
             }
-            (Some(x), Some(y)) => {
-                if x != y {
-                    return x.cmp(&y);
-                }
-                ai.next();
-                bi.next();
+            let sj = j;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
             }
+            let da = trim_zeros(&a[si..i]);
+            let db = trim_zeros(&b[sj..j]);
+            let o = da.len().cmp(&db.len()).then_with(|| da.cmp(db));
+            if o != Ordering::Equal {
+                return o;
+            }
+        } else {
+            if a[i] != b[j] {
+                return a[i].cmp(&b[j]);
+            }
+            i += 1;
+            j += 1;
         }
     }
+    (a.len() - i).cmp(&(b.len() - j))
+}
+
+fn trim_zeros(d: &[u8]) -> &[u8] {
+    let k = d.iter().position(|&c| c != b'0').unwrap_or(d.len());
+    &d[k..]
 }
 
 /// Unrecognized lines of all files of a device (for tests and summaries).
@@ -298,4 +296,21 @@ pub fn all_unrecognized(dev: &Device) -> Vec<(String, Unrecognized)> {
                 .map(move |u| (p.file.clone(), u.clone()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_cmp;
+    use std::cmp::Ordering::*;
+
+    #[test]
+    fn natural_order() {
+        assert_eq!(natural_cmp("Ethernet1/2", "Ethernet1/10"), Less);
+        assert_eq!(natural_cmp("Ethernet1/10", "Ethernet1/2"), Greater);
+        assert_eq!(natural_cmp("eth2", "eth2"), Equal);
+        assert_eq!(natural_cmp("gpu01", "gpu1"), Equal);
+        assert_eq!(natural_cmp("leaf", "leaf1"), Less);
+        assert_eq!(natural_cmp("a", "B"), Greater);
+        assert_eq!(natural_cmp("", "x"), Less);
+    }
 }

@@ -22,23 +22,40 @@ use anyhow::Result;
 use std::path::Path;
 
 /// Load the embedded parsers, then files from `dir` (same platform id replaces, new ones add).
-pub fn load_parsers(dir: Option<&Path>) -> Result<parser::Parsers> {
-    let mut files: Vec<(String, String)> = embedded::PARSERS
-        .iter()
-        .map(|(n, t)| (n.to_string(), t.to_string()))
-        .collect();
-    if let Some(d) = dir {
-        files.extend(read_toml_dir(d)?);
+/// The embedded set alone is compiled once per process and shared.
+pub fn load_parsers(dir: Option<&Path>) -> Result<std::sync::Arc<parser::Parsers>> {
+    static EMBEDDED: std::sync::OnceLock<Result<std::sync::Arc<parser::Parsers>, String>> =
+        std::sync::OnceLock::new();
+    let embedded_files = || -> Vec<(String, String)> {
+        embedded::PARSERS
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect()
+    };
+    let compile = |files: &[(String, String)]| {
+        parser::Parsers::load(files)
+            .map(std::sync::Arc::new)
+            .map_err(|errs| {
+                format!(
+                    "invalid vendor parser file(s):\n{}",
+                    errs.iter()
+                        .map(|e| format!("  {e}"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                )
+            })
+    };
+    match dir {
+        None => EMBEDDED
+            .get_or_init(|| compile(&embedded_files()))
+            .clone()
+            .map_err(|e| anyhow::anyhow!(e)),
+        Some(d) => {
+            let mut files = embedded_files();
+            files.extend(read_toml_dir(d)?);
+            compile(&files).map_err(|e| anyhow::anyhow!(e))
+        }
     }
-    parser::Parsers::load(&files).map_err(|errs| {
-        anyhow::anyhow!(
-            "invalid vendor parser file(s):\n{}",
-            errs.iter()
-                .map(|e| format!("  {e}"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        )
-    })
 }
 
 /// All `*.toml` files of a folder, sorted, as (path, text).

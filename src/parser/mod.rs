@@ -10,8 +10,10 @@
 pub mod spec;
 
 use crate::model::{ParseStatus, Unrecognized};
-use regex::{CaptureLocations, Regex, RegexBuilder};
+use regex::{Regex, RegexBuilder};
+use regex_automata::{Input, meta};
 use spec::{CommandSpec, PlatformSpec};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -76,6 +78,8 @@ enum ParentRule {
 struct Pattern {
     action: Action,
     regex: Regex,
+    /// The same pattern for searches with caller-held caches (see `Scratch`).
+    meta: meta::Regex,
     /// Literal the trimmed line must start with (derived from the regex).
     prefix: String,
     /// The first (up to 8) bytes of `prefix` as a little-endian word, and the mask of those
@@ -89,9 +93,35 @@ struct Pattern {
     names: Vec<Option<String>>,
 }
 
+/// The pattern as a `regex_automata` meta regex. It compiled as a `Regex` already, and the
+/// two crates share one syntax, so this cannot fail; a failure would only cost the fast path.
+fn meta_of(re: &Regex) -> meta::Regex {
+    match meta::Regex::new(re.as_str()) {
+        Ok(m) => m,
+        Err(_) => meta::Regex::new_many::<&str>(&[])
+            .unwrap_or_else(|_| unreachable!("an empty pattern set always compiles")),
+    }
+}
+
+/// Per-thread search caches and capture slots of one command's patterns. A `Regex` keeps a
+/// pool of caches with a fast path only for the first thread that used it; parsing runs on
+/// every rayon thread, so each thread keeps its own caches here instead, keyed by command.
+struct Scratch {
+    caches: Vec<meta::Cache>,
+    caps: Vec<regex_automata::util::captures::Captures>,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<HashMap<u64, Scratch>> = RefCell::new(HashMap::new());
+}
+
+/// Unique id of each compiled command (keys `SCRATCH`; addresses could be reused).
+static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 /// A compiled command parser.
 #[derive(Debug)]
 pub struct Command {
+    uid: u64,
     pub cmd: String,
     pub id: String,
     pub config: bool,
@@ -679,6 +709,7 @@ impl Command {
                 head: 0,
                 head_mask: 0,
                 literal: None,
+                meta: meta_of(&regex),
                 regex,
                 parent,
                 names,
@@ -704,6 +735,7 @@ impl Command {
                 head: 0,
                 head_mask: 0,
                 action,
+                meta: meta_of(&regex),
                 regex,
                 parent: ParentRule::Any,
                 names,
@@ -730,6 +762,7 @@ impl Command {
             }
         }
         Some(Command {
+            uid: NEXT_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             cmd: c.cmd.clone(),
             id: c.id.clone(),
             config: c.config,
@@ -790,6 +823,41 @@ impl Command {
             }
             return out;
         }
+        let mut scratch = SCRATCH
+            .with(|m| m.borrow_mut().remove(&self.uid))
+            .unwrap_or_else(|| Scratch {
+                caches: self
+                    .patterns
+                    .iter()
+                    .map(|p| p.meta.create_cache())
+                    .collect(),
+                caps: self
+                    .patterns
+                    .iter()
+                    .map(|p| p.meta.create_captures())
+                    .collect(),
+            });
+        self.parse_lines(text, &mut out, &mut scratch);
+        SCRATCH.with(|m| {
+            let mut m = m.borrow_mut();
+            // Parsers loaded and dropped (tests, --parsers runs) leave entries behind: bound it.
+            if m.len() >= 256 {
+                m.clear();
+            }
+            m.insert(self.uid, scratch);
+        });
+        out.status = if out.records.is_empty() && !out.unrecognized.is_empty() {
+            out.error = Some("no line of the output was recognized".into());
+            ParseStatus::Failed
+        } else if !out.unrecognized.is_empty() {
+            ParseStatus::Partial
+        } else {
+            ParseStatus::Passed
+        };
+        out
+    }
+
+    fn parse_lines<'t>(&'t self, text: &'t str, out: &mut Parsed<'t>, scratch: &mut Scratch) {
         #[derive(Clone, Copy)]
         enum Ctx {
             Rec(u32),
@@ -797,11 +865,6 @@ impl Command {
             Unknown,
         }
         let mut stack: Vec<(usize, Ctx)> = Vec::new();
-        let mut locs: Vec<CaptureLocations> = self
-            .patterns
-            .iter()
-            .map(|p| p.regex.capture_locations())
-            .collect();
         let bytes = text.as_bytes();
         let mut pos = 0usize;
         let mut lineno = 0u32;
@@ -882,7 +945,13 @@ impl Command {
                         let hit = match &p.literal {
                             Some(Literal::Exact(lit)) => trimmed == lit,
                             Some(Literal::Prefix) => true,
-                            None => p.regex.is_match(trimmed),
+                            None => p
+                                .meta
+                                .search_half_with(
+                                    &mut scratch.caches[pi as usize],
+                                    &Input::new(trimmed).earliest(true),
+                                )
+                                .is_some(),
                         };
                         if !hit {
                             continue;
@@ -911,17 +980,22 @@ impl Command {
                     }
                     Action::Record(_) => {}
                 }
-                let loc = &mut locs[pi as usize];
-                if p.regex.captures_read(loc, trimmed).is_none() {
+                let caps = &mut scratch.caps[pi as usize];
+                p.meta.search_captures_with(
+                    &mut scratch.caches[pi as usize],
+                    &Input::new(trimmed),
+                    caps,
+                );
+                if !caps.is_match() {
                     continue;
                 }
                 matched = true;
                 match p.action {
                     Action::Record(kind) => {
                         let caps_at = out.spans.len() as u32;
-                        for g in 0..loc.len() {
-                            out.spans.push(match loc.get(g) {
-                                Some((s, e)) => ((offset + s) as u32, (offset + e) as u32),
+                        for g in 0..caps.group_len() {
+                            out.spans.push(match caps.get_group(g) {
+                                Some(sp) => ((offset + sp.start) as u32, (offset + sp.end) as u32),
                                 None => (u32::MAX, u32::MAX),
                             });
                         }
@@ -985,15 +1059,6 @@ impl Command {
         {
             u.text.push_str(" (last line, no line end: truncated?)");
         }
-        out.status = if out.records.is_empty() && !out.unrecognized.is_empty() {
-            out.error = Some("no line of the output was recognized".into());
-            ParseStatus::Failed
-        } else if !out.unrecognized.is_empty() {
-            ParseStatus::Partial
-        } else {
-            ParseStatus::Passed
-        };
-        out
     }
 }
 
