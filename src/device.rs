@@ -2,7 +2,7 @@
 //! command parser for each file, run the engine, hand the records to the platform module, and
 //! keep a truthful parse status per file.
 
-use crate::model::{Device, FileParse, ParseStatus, Unrecognized};
+use crate::model::{Device, FileParse, ParseStatus};
 use crate::parser::{Parsers, Platform};
 use crate::snapshot::{DeviceInput, command_file_name};
 use crate::vendor::{self, Output};
@@ -284,18 +284,6 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 fn trim_zeros(d: &[u8]) -> &[u8] {
     let k = d.iter().position(|&c| c != b'0').unwrap_or(d.len());
     &d[k..]
-}
-
-/// Unrecognized lines of all files of a device (for tests and summaries).
-pub fn all_unrecognized(dev: &Device) -> Vec<(String, Unrecognized)> {
-    dev.parse
-        .iter()
-        .flat_map(|p| {
-            p.unrecognized
-                .iter()
-                .map(move |u| (p.file.clone(), u.clone()))
-        })
-        .collect()
 }
 
 #[cfg(test)]
