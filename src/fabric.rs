@@ -65,7 +65,7 @@ pub fn assemble(
             message: n.message,
         });
     }
-    mark_roce_ports(&mut devices);
+    mark_roce_ports(&mut devices, &links);
     Fabric {
         devices,
         links,
@@ -273,19 +273,47 @@ pub fn build_links(snap: &Snapshot, devices: &mut [Device]) -> (Vec<Link>, Vec<T
     (out, notes)
 }
 
-/// Decide which ports are expected to carry RoCE: switch Ethernet ports that are not shut down
-/// (and not known to be down), and host netdevs backed by an RDMA device.
-pub fn mark_roce_ports(devices: &mut [Device]) {
+/// Decide which ports are expected to carry RoCE: host netdevs backed by an RDMA device, and
+/// switch Ethernet ports that are not shut down (nor known to be down). Where the device has
+/// links (cabling plan or LLDP), only its linked ports count — with their LAG members — so the
+/// unused ports of a 64-port leaf are not audited as if they carried RoCE.
+pub fn mark_roce_ports(devices: &mut [Device], links: &[Link]) {
+    let mut linked: HashMap<&str, Vec<&str>> = HashMap::new();
+    for l in links {
+        for e in [&l.a, &l.b] {
+            linked
+                .entry(e.device.as_str())
+                .or_default()
+                .push(e.interface.as_str());
+        }
+    }
     for d in devices.iter_mut() {
         let switch = d.is_switch;
-        for i in d.interfaces.iter_mut() {
-            let up = i.admin_up.as_ref().is_none_or(|v| v.value)
-                && i.oper_up.as_ref().is_none_or(|v| v.value);
-            i.roce = if switch {
-                i.kind == "ethernet" && up
-            } else {
-                i.rdma.is_some() && up
-            };
+        let ports = linked.get(d.name.as_str());
+        let in_plan = |i: &crate::model::Interface| -> bool {
+            match ports {
+                None => true,
+                Some(ps) => {
+                    ps.contains(&i.name.as_str())
+                        || i.lag_parent.as_deref().is_some_and(|p| ps.contains(&p))
+                }
+            }
+        };
+        let marks: Vec<bool> = d
+            .interfaces
+            .iter()
+            .map(|i| {
+                let up = i.admin_up.as_ref().is_none_or(|v| v.value)
+                    && i.oper_up.as_ref().is_none_or(|v| v.value);
+                if switch {
+                    i.kind == "ethernet" && up && in_plan(i)
+                } else {
+                    i.rdma.is_some() && up
+                }
+            })
+            .collect();
+        for (i, m) in d.interfaces.iter_mut().zip(marks) {
+            i.roce = m;
         }
     }
 }

@@ -155,7 +155,7 @@ fn fabric() -> Fabric {
         policy: rules.policy_defaults.clone(),
         notices: vec![],
     };
-    fabric_audit::fabric::mark_roce_ports(&mut f.devices);
+    fabric_audit::fabric::mark_roce_ports(&mut f.devices, &f.links);
     f
 }
 
@@ -183,7 +183,7 @@ fn correct_fabric_is_clean() {
 fn expect_fires(rule: &str, mutate: impl FnOnce(&mut Fabric)) -> Vec<Finding> {
     let mut f = fabric();
     mutate(&mut f);
-    fabric_audit::fabric::mark_roce_ports(&mut f.devices);
+    fabric_audit::fabric::mark_roce_ports(&mut f.devices, &f.links);
     let fs = run(&f);
     let hits: Vec<Finding> = fired(&fs, rule).into_iter().cloned().collect();
     assert!(!hits.is_empty(), "{rule} did not fire; findings: {fs:#?}");
@@ -273,7 +273,13 @@ fn dscp_mtu_rules_fire() {
     expect_fires("DSCP008", |f| sw(f).trust = k("pcp".into()));
     expect_fires("MTU001", |f| sw(f).mtu = k(1500));
     expect_fires("MTU002", |f| nic(f).mtu = k(1500));
-    expect_fires("MTU003", |f| f.devices[0].interfaces[1].mtu = k(1500));
+    expect_fires("MTU003", |f| f.devices[0].interfaces[0].mtu = k(1500));
+    // Ethernet1/2 is in no link while leaf1 has links: an unused port, not audited as RoCE.
+    let mut f = fabric();
+    f.devices[0].interfaces[1].mtu = k(1500);
+    fabric_audit::fabric::mark_roce_ports(&mut f.devices, &f.links);
+    assert!(!f.devices[0].interfaces[1].roce);
+    assert!(run(&f).iter().all(|x| x.rule != "MTU003"));
     expect_fires("MTU004", |f| {
         nic(f).rdma.as_mut().unwrap().active_mtu = k(1024)
     });
