@@ -299,21 +299,23 @@ pub fn mark_roce_ports(devices: &mut [Device], links: &[Link]) {
                 }
             }
         };
-        let marks: Vec<bool> = d
+        let marks: Vec<(bool, bool)> = d
             .interfaces
             .iter()
             .map(|i| {
                 let up = i.admin_up.as_ref().is_none_or(|v| v.value)
                     && i.oper_up.as_ref().is_none_or(|v| v.value);
                 if switch {
-                    i.kind == "ethernet" && up && in_plan(i)
+                    let candidate = i.kind == "ethernet" && up;
+                    (candidate && in_plan(i), candidate && !in_plan(i))
                 } else {
-                    i.rdma.is_some() && up
+                    (i.rdma.is_some() && up, false)
                 }
             })
             .collect();
-        for (i, m) in d.interfaces.iter_mut().zip(marks) {
-            i.roce = m;
+        for (i, (roce, idle)) in d.interfaces.iter_mut().zip(marks) {
+            i.roce = roce;
+            i.idle = idle;
         }
     }
 }

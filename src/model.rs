@@ -233,6 +233,9 @@ pub struct Interface {
     pub rdma: Option<Rdma>,
     /// Engine-computed: this port is expected to carry RoCE (see `fabric::mark_roce_ports`).
     pub roce: bool,
+    /// Engine-computed: an up switch Ethernet port that no link names, on a device that has
+    /// links, so it is not audited as a RoCE port (reported by TOPO005).
+    pub idle: bool,
     /// Engine-computed: the LLDP neighbor's system name is a device of the snapshot.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lldp_in_fabric: Option<bool>,
