@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod cli;
+pub mod collect;
 pub mod device;
 pub mod embedded;
 pub mod explain;

@@ -521,6 +521,33 @@ impl Platform {
                 }),
             }
         }
+        // Read-only by construction: a file asking for a command the allow-list refuses for
+        // this platform does not load.
+        for c in &spec.commands {
+            let probe = c.cmd.replace("{if}", "eth0").replace("{dev}", "dev0");
+            if let Some(why) = crate::collect::allow::refuse(&spec.platform, &probe, &c.allow_chars)
+            {
+                errors.push(SpecError::near(
+                    file,
+                    text,
+                    &format!("cmd = {:?}", c.cmd),
+                    format!(
+                        "command {:?} refused by the read-only allow-list: {why}",
+                        c.cmd
+                    ),
+                ));
+            }
+        }
+        for p in spec.session.iter().flat_map(|s| s.paging_off.iter()) {
+            if let Some(why) = crate::collect::allow::refuse_session(p) {
+                errors.push(SpecError::near(
+                    file,
+                    text,
+                    p,
+                    format!("session setting refused: {why}"),
+                ));
+            }
+        }
         let mut commands = Vec::new();
         for c in &spec.commands {
             let shared = match &c.records_from {
@@ -565,6 +592,32 @@ impl Platform {
             redact,
             commands,
         })
+    }
+
+    /// Replace every secret the platform's `redact` patterns find (their first capture group,
+    /// or the whole match) with `<redacted>`; returns the text and how many were replaced.
+    pub fn redact(&self, text: &str) -> (String, usize) {
+        let mut out = text.to_string();
+        let mut count = 0;
+        for re in &self.redact {
+            let mut next = String::with_capacity(out.len());
+            let mut last = 0;
+            for caps in re.captures_iter(&out) {
+                let Some(m) = caps.get(1).or_else(|| caps.get(0)) else {
+                    continue;
+                };
+                if m.as_str() == "<redacted>" {
+                    continue;
+                }
+                next.push_str(&out[last..m.start()]);
+                next.push_str("<redacted>");
+                last = m.end();
+                count += 1;
+            }
+            next.push_str(&out[last..]);
+            out = next;
+        }
+        (out, count)
     }
 
     /// The command parser for a concrete command line, with its placeholder values.

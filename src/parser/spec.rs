@@ -74,6 +74,10 @@ pub struct CommandSpec {
     /// Optional: this output may legitimately be absent on some devices.
     #[serde(default)]
     pub optional: bool,
+    /// Metacharacters the read-only allow-list accepts in this command (e.g. `*` for a sysfs
+    /// glob); see `crate::collect::allow`.
+    #[serde(default)]
+    pub allow_chars: String,
     /// Reuse the records and ignores of another command of this platform (by id), before this
     /// command's own (e.g. `show running-config interface` reads like `show running-config`).
     #[serde(default)]
