@@ -11,7 +11,7 @@
 //! run one part.
 
 use fabric_audit::device::build_device;
-use fabric_audit::snapshot::{DeviceInput, InputFile};
+use fabric_audit::snapshot::DeviceInput;
 use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -130,17 +130,14 @@ fn bench_show_interface() {
     let inputs: Vec<DeviceInput> = outputs
         .into_iter()
         .enumerate()
-        .map(|(d, text)| DeviceInput {
-            name: format!("leaf{d:04}"),
-            platform: Some("nxos".into()),
-            platform_reason: "bench".into(),
-            role: Some("leaf".into()),
-            files: vec![InputFile {
-                rel: format!("devices/leaf{d:04}/show_interface.txt"),
-                command: Some("show interface".into()),
-                text: Ok(text),
-            }],
-            error: None,
+        .map(|(d, text)| {
+            DeviceInput::one_file(
+                &format!("leaf{d:04}"),
+                "nxos",
+                &format!("devices/leaf{d:04}/show_interface.txt"),
+                "show interface",
+                Ok(text),
+            )
         })
         .collect();
     // Warm-up on one device, and a check that the bench measures a real parse.

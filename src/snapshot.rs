@@ -100,6 +100,31 @@ pub struct DeviceInput {
     pub error: Option<String>,
 }
 
+impl DeviceInput {
+    /// A device with one input file whose command and platform are known (tests, benches,
+    /// and tools that parse a single output).
+    pub fn one_file(
+        name: &str,
+        platform: &str,
+        rel: &str,
+        command: &str,
+        text: Result<String, String>,
+    ) -> DeviceInput {
+        DeviceInput {
+            name: name.into(),
+            platform: Some(platform.into()),
+            platform_reason: "given".into(),
+            role: None,
+            files: vec![InputFile {
+                rel: rel.into(),
+                command: Some(command.into()),
+                text,
+            }],
+            error: None,
+        }
+    }
+}
+
 /// A problem in the snapshot that is not fatal.
 #[derive(Debug, Clone)]
 pub struct Notice {

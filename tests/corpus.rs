@@ -5,7 +5,7 @@
 //! id is `<name>`; folders no parser claims are reported as such.
 
 use fabric_audit::device::build_device;
-use fabric_audit::snapshot::{DeviceInput, InputFile};
+use fabric_audit::snapshot::DeviceInput;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -62,21 +62,11 @@ fn result_line(
     };
     let text = fabric_audit::parser::decode(std::fs::read(path).unwrap());
     let concrete = cmd.cmd.replace("{if}", "eth0").replace("{dev}", "mlx5_0");
-    let input = DeviceInput {
-        name: "corpus".into(),
-        platform: Some(plat.into()),
-        platform_reason: "test".into(),
-        role: None,
-        files: vec![InputFile {
-            rel: format!(
-                "devices/corpus/{}",
-                path.file_name().unwrap().to_string_lossy()
-            ),
-            command: Some(concrete),
-            text,
-        }],
-        error: None,
-    };
+    let file = format!(
+        "devices/corpus/{}",
+        path.file_name().unwrap().to_string_lossy()
+    );
+    let input = DeviceInput::one_file("corpus", plat, &file, &concrete, text);
     let result = std::panic::catch_unwind(|| build_device(parsers, &input));
     let Ok((dev, _)) = result else {
         return format!("{rel}\tPANIC\t-\t-");

@@ -8,7 +8,7 @@
 //! Set UPDATE_GOLDEN=1 to rewrite the expected files, then review the diff by eye.
 
 use fabric_audit::device::build_device;
-use fabric_audit::snapshot::{DeviceInput, InputFile};
+use fabric_audit::snapshot::DeviceInput;
 use std::path::{Path, PathBuf};
 
 fn cases() -> Vec<(String, String, PathBuf)> {
@@ -60,22 +60,18 @@ pub fn golden_json(platform: &str, cmd_id: &str, raw: &Path) -> serde_json::Valu
     };
     let text = std::fs::read(raw).expect("fixture readable");
     let rel = format!("devices/dut/{}", raw.file_name().unwrap().to_string_lossy());
-    let input = DeviceInput {
-        name: "dut".into(),
-        platform: Some(platform.into()),
-        platform_reason: "test".into(),
-        role: None,
-        files: vec![InputFile {
-            rel,
-            command: Some(if cmd.config {
-                cmd.cmd.clone()
-            } else {
-                concrete
-            }),
-            text: fabric_audit::parser::decode(text),
-        }],
-        error: None,
+    let command = if cmd.config {
+        cmd.cmd.clone()
+    } else {
+        concrete
     };
+    let input = DeviceInput::one_file(
+        "dut",
+        platform,
+        &rel,
+        &command,
+        fabric_audit::parser::decode(text),
+    );
     let (dev, unknown) = build_device(&parsers, &input);
     assert!(unknown.is_empty(), "{}: {unknown:?}", raw.display());
     serde_json::to_value(&dev).expect("serializes")

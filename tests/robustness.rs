@@ -3,7 +3,7 @@
 //! module. Bounded: a fixed number of cases, each small.
 
 use fabric_audit::device::build_device;
-use fabric_audit::snapshot::{DeviceInput, InputFile};
+use fabric_audit::snapshot::DeviceInput;
 
 /// xorshift64*: deterministic, no dependency.
 struct Rng(u64);
@@ -87,18 +87,13 @@ fn no_parser_panics_on_garbage() {
         for c in &p.commands {
             let concrete = c.cmd.replace("{if}", "eth2").replace("{dev}", "mlx5_0");
             for text in &cases {
-                let input = DeviceInput {
-                    name: "dut".into(),
-                    platform: Some(p.id.clone()),
-                    platform_reason: "test".into(),
-                    role: None,
-                    files: vec![InputFile {
-                        rel: "devices/dut/x.txt".into(),
-                        command: Some(concrete.clone()),
-                        text: Ok(text.clone()),
-                    }],
-                    error: None,
-                };
+                let input = DeviceInput::one_file(
+                    "dut",
+                    &p.id,
+                    "devices/dut/x.txt",
+                    &concrete,
+                    Ok(text.clone()),
+                );
                 let r = std::panic::catch_unwind(|| build_device(&parsers, &input));
                 assert!(
                     r.is_ok(),
