@@ -35,6 +35,15 @@ pub struct Location {
     pub line: u32,
 }
 
+impl From<&crate::model::Src> for Location {
+    fn from(s: &crate::model::Src) -> Location {
+        Location {
+            file: s.file.to_string(),
+            line: s.line,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Remediation {
     pub platform: String,

@@ -13,6 +13,20 @@ fn k<T>(v: T) -> Field<T> {
     known(v, &src())
 }
 
+/// PFC on priority 3 in both directions, no 802.3x pause: the correct state on both ends.
+fn lossless_on_priority_3(i: &mut Interface) {
+    i.pfc = Pfc {
+        mode: k("on".into()),
+        priorities: k(vec![3]),
+        rx: k(true),
+        tx: k(true),
+    };
+    i.link_pause = LinkPause {
+        rx: k(false),
+        tx: k(false),
+    };
+}
+
 fn switch_port(name: &str) -> Interface {
     let mut i = Interface::new(name, "ethernet");
     i.defined_at = Some(src());
@@ -29,16 +43,7 @@ fn switch_port(name: &str) -> Interface {
     i.tc_to_pg = k((0..8).collect());
     i.tc_to_pfc_priority = k((0..8).collect());
     i.dscp_rewrites = k(vec![]);
-    i.pfc = Pfc {
-        mode: k("on".into()),
-        priorities: k(vec![3]),
-        rx: k(true),
-        tx: k(true),
-    };
-    i.link_pause = LinkPause {
-        rx: k(false),
-        tx: k(false),
-    };
+    lossless_on_priority_3(&mut i);
     for q in i.queues.iter_mut() {
         q.scheduler = k("dwrr".into());
         q.ecn.enabled = k(false);
@@ -81,16 +86,7 @@ fn host_nic(name: &str) -> Interface {
     i.mtu_raw = k(9000);
     i.trust = k("dscp".into());
     i.dscp_to_tc = k((0..64u8).map(|d| d >> 3).collect());
-    i.pfc = Pfc {
-        mode: k("on".into()),
-        priorities: k(vec![3]),
-        rx: k(true),
-        tx: k(true),
-    };
-    i.link_pause = LinkPause {
-        rx: k(false),
-        tx: k(false),
-    };
+    lossless_on_priority_3(&mut i);
     i.cable_m = k(7.0);
     i.rdma = Some(Rdma {
         device: "mlx5_0".into(),

@@ -560,6 +560,21 @@ fn record(
     }
 }
 
+/// Run every rule of one scope on one object (`base` gets each rule's `param`).
+fn run_scope(
+    rs: &RuleSet,
+    rules: &[(usize, &Rule)],
+    params: &[Value],
+    obj: &Obj,
+    base: &mut BTreeMap<String, Value>,
+    out: &mut Pending,
+) {
+    for (ri, rule) in rules {
+        base.insert("param".into(), params[*ri].clone());
+        record(rule, rs.env, obj, base, out);
+    }
+}
+
 /// Parameters of a rule after `fabric.toml [policy]` overrides.
 fn params_of(rule: &Rule, policy: &serde_json::Map<String, serde_json::Value>) -> Value {
     let mut m = serde_json::Map::new();
@@ -660,20 +675,11 @@ pub fn evaluate_with_passes(
                     interface: Some(&iface.name),
                     peer: peer_ep,
                     roots,
-                    fallback: iface.defined_at.as_ref().map(|s| Location {
-                        file: s.file.to_string(),
-                        line: s.line,
-                    }),
+                    fallback: iface.defined_at.as_ref().map(Location::from),
                 };
-                for (ri, rule) in &if_rules {
-                    base.insert("param".into(), params[*ri].clone());
-                    record(rule, rs.env, &obj, &base, &mut out);
-                }
+                run_scope(rs, &if_rules, &params, &obj, &mut base, &mut out);
                 if !d.is_switch && iface.rdma.is_some() {
-                    for (ri, rule) in &host_rules {
-                        base.insert("param".into(), params[*ri].clone());
-                        record(rule, rs.env, &obj, &base, &mut out);
-                    }
+                    run_scope(rs, &host_rules, &params, &obj, &mut base, &mut out);
                 }
             }
             let mut base: BTreeMap<String, Value> = BTreeMap::new();
@@ -686,10 +692,7 @@ pub fn evaluate_with_passes(
                 roots: vec![("d", d)],
                 fallback: None,
             };
-            for (ri, rule) in &dev_rules {
-                base.insert("param".into(), params[*ri].clone());
-                record(rule, rs.env, &obj, &base, &mut out);
-            }
+            run_scope(rs, &dev_rules, &params, &obj, &mut base, &mut out);
             out
         })
         .collect();
@@ -715,15 +718,9 @@ pub fn evaluate_with_passes(
                 interface: Some(&l.a.interface),
                 peer: Some(l.b.clone()),
                 roots: vec![("a", a), ("b", b), ("link", l as &Link)],
-                fallback: l.src.as_ref().map(|s| Location {
-                    file: s.file.to_string(),
-                    line: s.line,
-                }),
+                fallback: l.src.as_ref().map(Location::from),
             };
-            for (ri, rule) in &link_rules {
-                base.insert("param".into(), params[*ri].clone());
-                record(rule, rs.env, &obj, &base, &mut out);
-            }
+            run_scope(rs, &link_rules, &params, &obj, &mut base, &mut out);
             Some(out)
         })
         .collect();
@@ -754,10 +751,7 @@ pub fn evaluate_with_passes(
             roots: vec![],
             fallback: None,
         };
-        for (ri, rule) in &fabric_rules {
-            base.insert("param".into(), params[*ri].clone());
-            record(rule, rs.env, &obj, &base, &mut fab);
-        }
+        run_scope(rs, &fabric_rules, &params, &obj, &mut base, &mut fab);
     }
 
     let mut findings = Vec::new();
