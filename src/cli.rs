@@ -38,8 +38,14 @@ pub enum ColorChoice {
 pub enum Command {
     /// Audit a snapshot folder (configs/, devices/, fabric.toml) and report findings.
     Audit {
-        /// The snapshot folder.
-        snapshot: PathBuf,
+        /// The snapshot folder (or, with --inventory, where to write the collected one).
+        #[arg(required_unless_present = "inventory")]
+        snapshot: Option<PathBuf>,
+        /// Collect from the devices of this inventory first, then audit what was collected.
+        #[arg(long)]
+        inventory: Option<PathBuf>,
+        #[command(flatten)]
+        collect: CollectArgs,
         #[arg(long, value_enum, default_value = "table")]
         format: Format,
         /// Write the report to FILE instead of standard output.
@@ -57,6 +63,21 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "auto")]
         color: ColorChoice,
     },
+    /// Connect to every device of an inventory over SSH, run its platform's read-only commands
+    /// and write a snapshot that `audit` reads.
+    Collect {
+        /// Inventory: TOML (ours) or Ansible YAML (.yml/.yaml).
+        #[arg(long)]
+        inventory: PathBuf,
+        /// Snapshot folder to write (new or empty, or an earlier snapshot with --force).
+        #[arg(long)]
+        out: PathBuf,
+        #[command(flatten)]
+        collect: CollectArgs,
+    },
+    /// Play network devices over SSH on 127.0.0.0/8 from output files (tests, demos, benchmarks).
+    #[command(hide = true)]
+    Emulate(crate::emulate_cli::EmulateArgs),
     /// Print a rule's documentation.
     Explain {
         /// Rule id, e.g. PFC001.
@@ -76,6 +97,30 @@ pub enum Command {
         #[arg(long)]
         parsers: Option<PathBuf>,
     },
+}
+
+/// Options of a collection run (`collect`, `audit --inventory`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct CollectArgs {
+    /// Only these devices or groups (comma-separated names, `*` globs).
+    #[arg(long)]
+    pub limit: Option<String>,
+    /// Devices collected at once (default: 32 per CPU core, 16 to 256).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Record the host key of a device not in known_hosts instead of refusing it. A changed
+    /// key is refused all the same.
+    #[arg(long)]
+    pub trust_new_host_keys: bool,
+    /// OpenSSH client config to honour (default ~/.ssh/config; "none" to ignore it).
+    #[arg(long)]
+    pub ssh_config: Option<PathBuf>,
+    /// Replace an earlier snapshot in the output folder.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress output.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// What the process should exit with (0 success, 1 findings reached --fail-on, 2 error).
@@ -98,6 +143,71 @@ fn use_color(c: ColorChoice, to_file: bool) -> bool {
     }
 }
 
+/// Run a collection and print its summary on stderr.
+fn collect_run(
+    inventory: &std::path::Path,
+    out: &std::path::Path,
+    c: &CollectArgs,
+) -> Result<crate::collect::run::Summary> {
+    use crate::collect::{inventory::Inventory, run, ssh_config::SshConfig};
+    let ssh = match c.ssh_config.as_deref() {
+        Some(p) if p.as_os_str() == "none" => None,
+        Some(p) => Some(SshConfig::load(p)?),
+        None => SshConfig::load_user()?,
+    };
+    let mut inv = Inventory::load(inventory, ssh.as_ref())?;
+    if let Some(l) = &c.limit {
+        inv.limit(l)?;
+    }
+    for w in &inv.warnings {
+        eprintln!("fabric-audit: {w}");
+    }
+    if inv.targets.is_empty() {
+        anyhow::bail!("{}: no device to collect from", inventory.display());
+    }
+    let parsers = crate::load_parsers(None)?;
+    let progress = if c.quiet {
+        run::Progress::Quiet
+    } else if std::io::stderr().is_terminal() {
+        run::Progress::Bar
+    } else {
+        run::Progress::Lines
+    };
+    let opts = run::Options {
+        out: out.to_path_buf(),
+        concurrency: c.concurrency.unwrap_or_else(run::default_concurrency),
+        trust_new_host_keys: c.trust_new_host_keys,
+        force: c.force,
+        progress,
+    };
+    let s = run::collect(&inv, parsers, &opts)?;
+    let failed: Vec<_> = s
+        .devices
+        .iter()
+        .filter(|d| d.status != "collected")
+        .collect();
+    if !c.quiet || !failed.is_empty() {
+        eprintln!(
+            "fabric-audit: collected {} of {} devices into {} in {:.1} s (concurrency {}){}",
+            s.collected(),
+            s.devices.len(),
+            out.display(),
+            s.wall.as_secs_f64(),
+            s.concurrency,
+            if s.interrupted { "; interrupted" } else { "" }
+        );
+        for d in failed {
+            eprintln!(
+                "  {} {}: {}",
+                d.name,
+                d.status,
+                d.error.as_deref().unwrap_or("")
+            );
+        }
+    }
+    Ok(s)
+}
+
 fn emit(text: &str, output: Option<&PathBuf>) -> Result<()> {
     match output {
         Some(p) => std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display())),
@@ -113,8 +223,23 @@ fn emit(text: &str, output: Option<&PathBuf>) -> Result<()> {
 
 pub fn run(cli: Cli) -> Result<ExitStatus> {
     match cli.command {
+        Command::Collect {
+            inventory,
+            out,
+            collect,
+        } => {
+            let summary = collect_run(&inventory, &out, &collect)?;
+            Ok(if summary.collected() == 0 {
+                ExitStatus::Error
+            } else {
+                ExitStatus::Success
+            })
+        }
+        Command::Emulate(args) => crate::emulate_cli::run(args),
         Command::Audit {
             snapshot,
+            inventory,
+            collect,
             format,
             output,
             fail_on,
@@ -122,6 +247,27 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             parsers,
             color,
         } => {
+            let snapshot = match (inventory, snapshot) {
+                (Some(inv), snap) => {
+                    let out = snap.unwrap_or_else(|| {
+                        PathBuf::from(format!(
+                            "snapshot-{}",
+                            crate::collect::writer::now_rfc3339().replace(':', "")
+                        ))
+                    });
+                    let summary = collect_run(&inv, &out, &collect)?;
+                    if summary.collected() == 0 {
+                        eprintln!(
+                            "fabric-audit: nothing could be collected; the snapshot in {} records why",
+                            out.display()
+                        );
+                        return Ok(ExitStatus::Error);
+                    }
+                    out
+                }
+                (None, Some(s)) => s,
+                (None, None) => anyhow::bail!("give a snapshot folder or --inventory"),
+            };
             let a = audit::run(
                 &snapshot,
                 &Options {

@@ -8,6 +8,8 @@ pub mod cli;
 pub mod collect;
 pub mod device;
 pub mod embedded;
+pub mod emulate_cli;
+pub mod emulator;
 pub mod explain;
 pub mod fabric;
 pub mod finding;

@@ -66,7 +66,9 @@ pub struct DeviceToml {
 #[serde(deny_unknown_fields)]
 pub struct CommandEntry {
     pub cmd: String,
-    pub file: String,
+    /// Absent when the command printed nothing.
+    #[serde(default)]
+    pub file: Option<String>,
     #[serde(default)]
     pub exit: Option<i32>,
     #[serde(default)]
@@ -75,6 +77,9 @@ pub struct CommandEntry {
     pub bytes: Option<u64>,
     #[serde(default)]
     pub error: Option<String>,
+    /// What the command wrote to stderr (kept short).
+    #[serde(default)]
+    pub stderr: Option<String>,
 }
 
 /// One input file of a device.
@@ -278,11 +283,25 @@ impl Snapshot {
                     .file_name()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
+                if name.starts_with('.') {
+                    if name.ends_with(".partial") {
+                        snap.notices.push(Notice {
+                            device: None,
+                            file: rel(root, &dir),
+                            line: None,
+                            message:
+                                "unfinished device folder of an interrupted collection; ignored"
+                                    .into(),
+                        });
+                    }
+                    continue;
+                }
                 let e = by_name.entry(name.clone()).or_default();
                 e.name = name.clone();
                 read_device_dir(root, &dir, e, &mut snap.notices);
             }
         }
+        read_journal(root, &mut by_name, &mut snap.notices);
         snap.devices = by_name.into_values().collect();
         Ok(snap)
     }
@@ -290,6 +309,56 @@ impl Snapshot {
     /// The 1-based line of a byte offset in fabric.toml.
     pub fn fabric_line(&self, offset: usize) -> u32 {
         line_col(&self.fabric_text, offset).0 as u32
+    }
+}
+
+/// The journal of a collection (`collection.toml`): a device it lists that has no folder was
+/// never finished (a crash, or the run is still going): it is recorded as not collected.
+fn read_journal(
+    root: &Path,
+    by_name: &mut BTreeMap<String, DeviceInput>,
+    notices: &mut Vec<Notice>,
+) {
+    let path = root.join(crate::collect::writer::JOURNAL);
+    if !path.exists() {
+        return;
+    }
+    let rel_p = rel(root, &path);
+    let journal = match read_text(&path).and_then(|t| {
+        toml::from_str::<crate::collect::writer::Journal>(&t)
+            .map_err(|e| toml_error(&rel_p, &t, &e))
+    }) {
+        Ok(j) => j,
+        Err(e) => {
+            notices.push(Notice {
+                device: None,
+                file: rel_p,
+                line: None,
+                message: format!("collection journal unreadable: {e}"),
+            });
+            return;
+        }
+    };
+    if journal.state == "running" {
+        notices.push(Notice {
+            device: None,
+            file: rel_p.clone(),
+            line: None,
+            message: format!(
+                "the collection started at {} never finished (still running, or it crashed)",
+                journal.started_at
+            ),
+        });
+    }
+    for d in journal.devices {
+        let e = by_name.entry(d.name.clone()).or_default();
+        e.name = d.name.clone();
+        if e.error.is_none() && e.files.is_empty() && d.status != "collected" {
+            e.error = Some(d.error.unwrap_or_else(|| match d.status.as_str() {
+                "pending" => "collection did not finish for this device".into(),
+                other => format!("collection status {other}"),
+            }));
+        }
     }
 }
 
@@ -342,27 +411,45 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
     dev.error = meta.error.clone();
     let mut mapped: BTreeMap<String, String> = BTreeMap::new();
     for c in &meta.commands {
+        let stderr = c
+            .stderr
+            .as_deref()
+            .map(|e| format!(" ({})", e.lines().next().unwrap_or("").trim()))
+            .unwrap_or_default();
         if let Some(err) = &c.error {
             notices.push(Notice {
                 device: Some(dev.name.clone()),
                 file: toml_rel.clone(),
                 line: None,
-                message: format!("command {:?} failed during collection: {err}", c.cmd),
+                message: format!(
+                    "command {:?} failed during collection: {err}{stderr}",
+                    c.cmd
+                ),
+            });
+        } else if let Some(code) = c.exit.filter(|&e| e != 0) {
+            notices.push(Notice {
+                device: Some(dev.name.clone()),
+                file: toml_rel.clone(),
+                line: None,
+                message: format!("command {:?} exited with status {code}{stderr}", c.cmd),
             });
         }
-        if c.file.contains('/') || c.file.contains("..") {
+        let Some(file) = &c.file else {
+            continue;
+        };
+        if file.contains('/') || file.contains("..") {
             notices.push(Notice {
                 device: Some(dev.name.clone()),
                 file: toml_rel.clone(),
                 line: None,
                 message: format!(
                     "file {:?} of command {:?} is outside the device folder",
-                    c.file, c.cmd
+                    file, c.cmd
                 ),
             });
             continue;
         }
-        mapped.insert(c.file.clone(), c.cmd.clone());
+        mapped.insert(file.clone(), c.cmd.clone());
     }
     let Ok(entries) = sorted_entries(dir) else {
         return;

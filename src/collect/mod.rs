@@ -1,6 +1,13 @@
-//! Collection from live devices (issue 3). What is here so far is the part every later piece
-//! leans on: the read-only allow-list (`allow`), enforced when vendor-parser files load, and
-//! secret redaction (`Platform::redact` in the parser engine) applied before anything is
-//! written.
+//! Collection from live devices: an inventory (ours in TOML, or Ansible YAML) resolved with
+//! `~/.ssh/config`, SSH sessions on russh with host keys checked against known_hosts, only
+//! commands the read-only allow-list (`allow`) accepts, secrets redacted (`Platform::redact`)
+//! before anything is written, and a snapshot written so that it is consistent at any moment.
 
 pub mod allow;
+pub mod ansible;
+pub mod inventory;
+pub mod known_hosts;
+pub mod run;
+pub mod ssh;
+pub mod ssh_config;
+pub mod writer;

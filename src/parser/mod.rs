@@ -128,6 +128,10 @@ pub struct Command {
     pub format: Format,
     pub per: String,
     pub optional: bool,
+    /// Whether `collect` runs it (see `CommandSpec::collect`).
+    pub collect: bool,
+    /// Metacharacters the allow-list accepts in this command (see `crate::collect::allow`).
+    pub allow_chars: String,
     /// Matches a concrete command line against the template (placeholders become captures).
     matcher: Regex,
     kinds: Vec<String>,
@@ -486,6 +490,14 @@ fn compile_regex(
 }
 
 impl Platform {
+    /// The `allow_chars` of the command with id `id`.
+    pub fn allow_chars(&self, id: &str) -> Option<&str> {
+        self.commands
+            .iter()
+            .find(|c| c.id == id)
+            .map(|c| c.allow_chars.as_str())
+    }
+
     pub fn compile(file: &str, text: &str) -> Result<Platform, Vec<SpecError>> {
         let spec: PlatformSpec = toml::from_str(text).map_err(|e| {
             let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
@@ -822,6 +834,8 @@ impl Command {
             format,
             per: c.per.clone(),
             optional: c.optional,
+            collect: c.collect,
+            allow_chars: c.allow_chars.clone(),
             matcher,
             kinds,
             patterns,

@@ -74,6 +74,10 @@ pub struct CommandSpec {
     /// Optional: this output may legitimately be absent on some devices.
     #[serde(default)]
     pub optional: bool,
+    /// Whether `collect` runs this command. `false` marks another format of facts a collected
+    /// command already gives (hand-assembled snapshots, older tool versions): read, never sent.
+    #[serde(default = "yes")]
+    pub collect: bool,
     /// Metacharacters the read-only allow-list accepts in this command (e.g. `*` for a sysfs
     /// glob); see `crate::collect::allow`.
     #[serde(default)]
@@ -90,6 +94,9 @@ pub struct CommandSpec {
 
 fn default_format() -> String {
     "lines".into()
+}
+fn yes() -> bool {
+    true
 }
 fn default_per() -> String {
     "once".into()

@@ -1,0 +1,1158 @@
+//! Ansible YAML inventory reader: which hosts exist, which groups they are in, and their
+//! variables with Ansible's precedence.
+//!
+//! The format is `all: { hosts: {...}, vars: {...}, children: { GROUP: {...} } }`, nested to
+//! any depth; top-level keys other than `all` are groups too. Variable precedence follows
+//! Ansible: `all` vars, then each group's vars ordered by depth (parents before children), then
+//! `ansible_group_priority`, then group name (so of two sibling groups the one that sorts last
+//! wins), then host vars. Host names may hold ranges (`leaf[01:04]`, `sw-[a:c]`) and a
+//! `:port` suffix, both expanded as Ansible does. Values are kept as text; lists and mappings
+//! are skipped, as are `!vault` values (encrypted, so unusable here).
+//!
+//! The YAML is read with yaml-rust2's event parser into a small tree that remembers line
+//! numbers, so errors name `file:line`.
+
+use anyhow::{Result, bail};
+use std::collections::{BTreeMap, HashMap};
+use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
+use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+/// One host of the inventory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnsibleHost {
+    pub name: String,
+    /// Every group the host belongs to, outermost first (never "all" / "ungrouped"), no
+    /// duplicates.
+    pub groups: Vec<String>,
+    /// Variables as strings (numbers/bools rendered as text): `all` vars, then group vars from
+    /// the outermost group down to the innermost (child overrides parent), then host vars
+    /// (override all).
+    pub vars: BTreeMap<String, String>,
+}
+
+/// Parse a YAML inventory; `file` names it in errors. Hosts come in order of first appearance.
+pub fn parse(text: &str, file: &str) -> Result<Vec<AnsibleHost>> {
+    let docs = load_yaml(text, file)?;
+    let root = match docs.as_slice() {
+        [] => bail!("{file}: empty inventory: expected a mapping of groups such as `all:`"),
+        [root] => root,
+        [_, second, ..] => bail!(
+            "{file}:{}: a second YAML document; an inventory is a single document",
+            second.line
+        ),
+    };
+    let entries = match &root.kind {
+        Kind::Map(entries) => entries,
+        _ if root.is_null() => {
+            bail!("{file}: empty inventory: expected a mapping of groups such as `all:`")
+        }
+        _ => bail!(
+            "{file}:{}: expected a mapping of groups at the top level (such as `all:`), found {}",
+            root.line,
+            root.describe()
+        ),
+    };
+    let mut inv = Inventory::new(file);
+    for (key, value) in entries {
+        let name = inv.name_of(key, "group name")?;
+        if name == "plugin" {
+            bail!(
+                "{file}:{}: this is an inventory plugin configuration (`plugin:`), not a YAML \
+                 inventory",
+                key.line
+            );
+        }
+        inv.group(&name, value, 0)?;
+    }
+    inv.finish()
+}
+
+/// Map `ansible_network_os` (short name or FQCN) to our platform id.
+pub fn platform_of(network_os: &str) -> Option<&'static str> {
+    let os = network_os.trim().to_ascii_lowercase();
+    let platform = match os.as_str() {
+        "nxos" | "cisco.nxos.nxos" => "nxos",
+        "eos" | "arista.eos.eos" => "eos",
+        "cumulus" | "nvue" => "cumulus",
+        "sonic" | "dellemc.enterprise_sonic.sonic" => "sonic",
+        "junos" | "junipernetworks.junos.junos" => "junos",
+        "onyx" | "mellanox.onyx.onyx" => "onyx",
+        "os10" | "dellemc.os10.os10" => "os10",
+        "linux" => "linux",
+        other => match other.strip_prefix("nvidia.cumulus.") {
+            Some(rest) if !rest.is_empty() => "cumulus",
+            _ => return None,
+        },
+    };
+    Some(platform)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inventory model
+
+/// Groups nested deeper than this are refused (guards the recursion).
+const MAX_GROUP_NESTING: usize = 100;
+/// One host pattern may not expand to more hosts than this.
+const MAX_RANGE_HOSTS: usize = 100_000;
+
+const ALL: usize = 0;
+
+struct Group {
+    name: String,
+    vars: BTreeMap<String, String>,
+    /// Indices of parent groups (explicit `children:` edges only).
+    parents: Vec<usize>,
+}
+
+struct Host {
+    name: String,
+    vars: BTreeMap<String, String>,
+    /// Groups that list the host under `hosts:`.
+    groups: Vec<usize>,
+}
+
+struct Inventory<'f> {
+    file: &'f str,
+    groups: Vec<Group>,
+    group_index: HashMap<String, usize>,
+    hosts: Vec<Host>,
+    host_index: HashMap<String, usize>,
+}
+
+impl<'f> Inventory<'f> {
+    fn new(file: &'f str) -> Self {
+        let mut inv = Inventory {
+            file,
+            groups: Vec::new(),
+            group_index: HashMap::new(),
+            hosts: Vec::new(),
+            host_index: HashMap::new(),
+        };
+        inv.group_id("all");
+        inv
+    }
+
+    fn group_id(&mut self, name: &str) -> usize {
+        if let Some(&id) = self.group_index.get(name) {
+            return id;
+        }
+        let id = self.groups.len();
+        self.groups.push(Group {
+            name: name.to_string(),
+            vars: BTreeMap::new(),
+            parents: Vec::new(),
+        });
+        self.group_index.insert(name.to_string(), id);
+        id
+    }
+
+    fn host_id(&mut self, name: &str) -> usize {
+        if let Some(&id) = self.host_index.get(name) {
+            return id;
+        }
+        let id = self.hosts.len();
+        self.hosts.push(Host {
+            name: name.to_string(),
+            vars: BTreeMap::new(),
+            groups: Vec::new(),
+        });
+        self.host_index.insert(name.to_string(), id);
+        id
+    }
+
+    /// A mapping key used as a group or host name: any scalar, taken as written.
+    fn name_of(&self, key: &Node, what: &str) -> Result<String> {
+        match &key.kind {
+            Kind::Scalar { text, .. } if !key.is_null() => Ok(text.clone()),
+            _ => bail!(
+                "{}:{}: expected a {what}, found {}",
+                self.file,
+                key.line,
+                key.describe()
+            ),
+        }
+    }
+
+    /// One group definition (`name: {hosts, vars, children}` or `name: null`). A group may be
+    /// defined in several places; the definitions merge.
+    fn group(&mut self, name: &str, node: &Node, nesting: usize) -> Result<()> {
+        let file = self.file;
+        if nesting > MAX_GROUP_NESTING {
+            bail!(
+                "{file}:{}: groups nested more than {MAX_GROUP_NESTING} deep",
+                node.line
+            );
+        }
+        let id = self.group_id(name);
+        if node.is_null() {
+            return Ok(());
+        }
+        let Kind::Map(entries) = &node.kind else {
+            bail!(
+                "{file}:{}: group '{name}' must be a mapping with hosts, vars or children, found {}",
+                node.line,
+                node.describe()
+            );
+        };
+        for (key, value) in entries {
+            let section = self.name_of(key, "section name (hosts, vars or children)")?;
+            match section.as_str() {
+                "vars" => {
+                    let vars = self.vars(value, &format!("vars of group '{name}'"))?;
+                    self.groups[id].vars.extend(vars);
+                }
+                "hosts" => self.hosts(id, name, value)?,
+                "children" => {
+                    if value.is_null() {
+                        continue;
+                    }
+                    let Kind::Map(children) = &value.kind else {
+                        bail!(
+                            "{file}:{}: 'children' of group '{name}' must be a mapping of group \
+                             names, found {}",
+                            value.line,
+                            value.describe()
+                        );
+                    };
+                    for (child_key, child) in children {
+                        let child_name = self.name_of(child_key, "group name")?;
+                        if child_name == "all" {
+                            bail!(
+                                "{file}:{}: group 'all' cannot be a child of '{name}'",
+                                child_key.line
+                            );
+                        }
+                        let child_id = self.group_id(&child_name);
+                        if child_id == id {
+                            bail!(
+                                "{file}:{}: group '{name}' cannot be its own child",
+                                child_key.line
+                            );
+                        }
+                        if !self.groups[child_id].parents.contains(&id) {
+                            self.groups[child_id].parents.push(id);
+                        }
+                        self.group(&child_name, child, nesting + 1)?;
+                    }
+                }
+                other => bail!(
+                    "{file}:{}: unexpected key '{other}' in group '{name}' (expected hosts, vars \
+                     or children)",
+                    key.line
+                ),
+            }
+        }
+        Ok(())
+    }
+
+    /// A group's `hosts:` mapping: `host:` (null) or `host: {vars}`, names possibly patterns.
+    fn hosts(&mut self, group: usize, group_name: &str, node: &Node) -> Result<()> {
+        let file = self.file;
+        if node.is_null() {
+            return Ok(());
+        }
+        let entries = match &node.kind {
+            Kind::Map(entries) => entries,
+            Kind::Seq(_) => bail!(
+                "{file}:{}: 'hosts' of group '{group_name}' is a list; it must be a mapping, one \
+                 `name:` per host (a trailing colon, optionally followed by host vars)",
+                node.line
+            ),
+            Kind::Scalar { .. } => bail!(
+                "{file}:{}: 'hosts' of group '{group_name}' must be a mapping of host names, \
+                 found {}",
+                node.line,
+                node.describe()
+            ),
+        };
+        for (key, value) in entries {
+            let pattern = self.name_of(key, "host name")?;
+            let (pattern, port) = split_port(&pattern);
+            let names = expand_hosts(pattern)
+                .map_err(|why| anyhow::anyhow!("{file}:{}: {why}", key.line))?;
+            let vars = self.vars(value, &format!("vars of host '{pattern}'"))?;
+            for name in names {
+                let id = self.host_id(&name);
+                let host = &mut self.hosts[id];
+                if !host.groups.contains(&group) {
+                    host.groups.push(group);
+                }
+                if let Some(port) = port {
+                    host.vars
+                        .insert("ansible_port".to_string(), port.to_string());
+                }
+                host.vars
+                    .extend(vars.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+        }
+        Ok(())
+    }
+
+    /// A vars mapping; scalar values as text, others skipped.
+    fn vars(&self, node: &Node, what: &str) -> Result<Vec<(String, String)>> {
+        if node.is_null() {
+            return Ok(Vec::new());
+        }
+        let Kind::Map(entries) = &node.kind else {
+            bail!(
+                "{}:{}: {what} must be a mapping of variable names to values, found {}",
+                self.file,
+                node.line,
+                node.describe()
+            );
+        };
+        let mut out = Vec::with_capacity(entries.len());
+        for (key, value) in entries {
+            let name = self.name_of(key, "variable name")?;
+            if let Some(text) = value.scalar_value() {
+                out.push((name, text));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Resolve group depths, memberships and variable precedence.
+    fn finish(self) -> Result<Vec<AnsibleHost>> {
+        let n = self.groups.len();
+        // Parentless groups hang off `all`, as Ansible's reconcile step does.
+        let parents: Vec<Vec<usize>> = self
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(id, g)| {
+                if id != ALL && g.parents.is_empty() {
+                    vec![ALL]
+                } else {
+                    g.parents.clone()
+                }
+            })
+            .collect();
+        let depth = self.depths(&parents)?;
+        let priority: Vec<i64> = self
+            .groups
+            .iter()
+            .map(|g| {
+                g.vars
+                    .get("ansible_group_priority")
+                    .and_then(|p| p.trim().parse().ok())
+                    .unwrap_or(1)
+            })
+            .collect();
+        let ungrouped = self.group_index.get("ungrouped").copied();
+
+        let mut out = Vec::with_capacity(self.hosts.len());
+        for host in &self.hosts {
+            // The host's groups and all their ancestors.
+            let mut member = vec![false; n];
+            let mut stack: Vec<usize> = host.groups.clone();
+            while let Some(g) = stack.pop() {
+                if !member[g] {
+                    member[g] = true;
+                    stack.extend(parents[g].iter().copied());
+                }
+            }
+            let is_real = |g: usize| g != ALL && Some(g) != ungrouped;
+            // `ungrouped` holds exactly the hosts in no other group.
+            if let Some(u) = ungrouped {
+                member[u] = !(0..n).any(|g| member[g] && is_real(g));
+            }
+            let mut by_precedence: Vec<usize> = (0..n).filter(|&g| member[g] || g == ALL).collect();
+            by_precedence.sort_by(|&a, &b| {
+                (depth[a], priority[a], &self.groups[a].name).cmp(&(
+                    depth[b],
+                    priority[b],
+                    &self.groups[b].name,
+                ))
+            });
+            let mut vars = BTreeMap::new();
+            for &g in &by_precedence {
+                vars.extend(
+                    self.groups[g]
+                        .vars
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone())),
+                );
+            }
+            vars.extend(host.vars.iter().map(|(k, v)| (k.clone(), v.clone())));
+
+            let mut groups: Vec<usize> = (0..n).filter(|&g| member[g] && is_real(g)).collect();
+            groups.sort_by(|&a, &b| {
+                (depth[a], &self.groups[a].name).cmp(&(depth[b], &self.groups[b].name))
+            });
+            out.push(AnsibleHost {
+                name: host.name.clone(),
+                groups: groups
+                    .into_iter()
+                    .map(|g| self.groups[g].name.clone())
+                    .collect(),
+                vars,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Depth of each group: the longest chain of parents up to `all` (depth 0). A cycle in
+    /// `children` is an error.
+    fn depths(&self, parents: &[Vec<usize>]) -> Result<Vec<usize>> {
+        #[derive(Clone, Copy, PartialEq)]
+        enum State {
+            New,
+            Visiting,
+            Done(usize),
+        }
+        let n = parents.len();
+        let mut state = vec![State::New; n];
+        state[ALL] = State::Done(0);
+        for start in 0..n {
+            // Iterative post-order walk up the parent links.
+            let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+            while let Some(&mut (g, ref mut next)) = stack.last_mut() {
+                if let State::Done(_) = state[g] {
+                    stack.pop();
+                    continue;
+                }
+                state[g] = State::Visiting;
+                if let Some(&p) = parents[g].get(*next) {
+                    *next += 1;
+                    match state[p] {
+                        State::Visiting => bail!(
+                            "{}: group '{}' is its own ancestor (a cycle in children)",
+                            self.file,
+                            self.groups[p].name
+                        ),
+                        State::New => stack.push((p, 0)),
+                        State::Done(_) => {}
+                    }
+                    continue;
+                }
+                let d = parents[g]
+                    .iter()
+                    .map(|&p| match state[p] {
+                        State::Done(d) => d + 1,
+                        _ => 1,
+                    })
+                    .max()
+                    .unwrap_or(0);
+                state[g] = State::Done(d);
+                stack.pop();
+            }
+        }
+        Ok(state
+            .into_iter()
+            .map(|s| match s {
+                State::Done(d) => d,
+                _ => 0,
+            })
+            .collect())
+    }
+}
+
+/// `host:port` → (`host`, port). Only one colon outside `[...]` followed by digits counts, so
+/// IPv6 addresses and range patterns stay whole.
+fn split_port(pattern: &str) -> (&str, Option<u16>) {
+    let mut bracket = 0usize;
+    let mut colons = Vec::new();
+    for (i, c) in pattern.char_indices() {
+        match c {
+            '[' => bracket += 1,
+            ']' => bracket = bracket.saturating_sub(1),
+            ':' if bracket == 0 => colons.push(i),
+            _ => {}
+        }
+    }
+    if let [i] = colons.as_slice() {
+        let (host, port) = (&pattern[..*i], &pattern[*i + 1..]);
+        if !host.is_empty()
+            && !port.is_empty()
+            && port.bytes().all(|b| b.is_ascii_digit())
+            && let Ok(p) = port.parse::<u16>()
+        {
+            return (host, Some(p));
+        }
+    }
+    (pattern, None)
+}
+
+/// Expand Ansible host ranges: `[BEGIN:END]` or `[BEGIN:END:STEP]`, numeric (a zero-padded
+/// BEGIN pads every number to its width) or single letters; several ranges multiply.
+fn expand_hosts(pattern: &str) -> Result<Vec<String>, String> {
+    let Some((head, range, tail)) = find_range(pattern) else {
+        return Ok(vec![pattern.to_string()]);
+    };
+    let bounds: Vec<&str> = range.split(':').collect();
+    let (beg, end, step) = match bounds.as_slice() {
+        [b, e] => (*b, *e, "1"),
+        [b, e, s] => (*b, *e, *s),
+        _ => {
+            return Err(format!(
+                "host range [{range}] must be [begin:end] or [begin:end:step]"
+            ));
+        }
+    };
+    let beg = if beg.is_empty() { "0" } else { beg };
+    if end.is_empty() {
+        return Err(format!("host range [{range}] has no end"));
+    }
+    let step: usize = match step.parse() {
+        Ok(s) if s > 0 => s,
+        _ => {
+            return Err(format!(
+                "host range [{range}]: step must be a positive number"
+            ));
+        }
+    };
+    let values: Vec<String> = if let (Ok(b), Ok(e)) = (beg.parse::<u64>(), end.parse::<u64>()) {
+        if !beg.bytes().all(|c| c.is_ascii_digit()) || !end.bytes().all(|c| c.is_ascii_digit()) {
+            return Err(format!("host range [{range}] must be numbers or letters"));
+        }
+        if b > e {
+            return Err(format!("host range [{range}] begins after it ends"));
+        }
+        let width = if beg.len() > 1 && beg.starts_with('0') {
+            if beg.len() != end.len() {
+                return Err(format!(
+                    "host range [{range}]: a zero-padded begin needs an end of the same width"
+                ));
+            }
+            beg.len()
+        } else {
+            0
+        };
+        let count = (e - b) / step as u64 + 1;
+        if count > MAX_RANGE_HOSTS as u64 {
+            return Err(format!(
+                "host range [{range}] expands to more than {MAX_RANGE_HOSTS} hosts"
+            ));
+        }
+        (b..=e)
+            .step_by(step)
+            .map(|v| format!("{v:0width$}"))
+            .collect()
+    } else {
+        let letter = |s: &str| {
+            let mut chars = s.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) if c.is_ascii_alphabetic() => Some(c),
+                _ => None,
+            }
+        };
+        let (Some(b), Some(e)) = (letter(beg), letter(end)) else {
+            return Err(format!(
+                "host range [{range}] must be numbers or single letters"
+            ));
+        };
+        // Ansible's letter order: a-z then A-Z.
+        let rank = |c: char| {
+            if c.is_ascii_lowercase() {
+                c as u8 - b'a'
+            } else {
+                c as u8 - b'A' + 26
+            }
+        };
+        let (rb, re) = (rank(b), rank(e));
+        if rb > re {
+            return Err(format!("host range [{range}] begins after it ends"));
+        }
+        (rb..=re)
+            .step_by(step)
+            .map(|r| {
+                let c = if r < 26 { b'a' + r } else { b'A' + r - 26 };
+                char::from(c).to_string()
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    for v in values {
+        for host in expand_hosts(&format!("{head}{v}{tail}"))? {
+            if out.len() >= MAX_RANGE_HOSTS {
+                return Err(format!(
+                    "host pattern expands to more than {MAX_RANGE_HOSTS} hosts"
+                ));
+            }
+            out.push(host);
+        }
+    }
+    Ok(out)
+}
+
+/// The first `[...]` holding a `:` that looks like a range (not an IPv6 address): returns
+/// (before, inside, after).
+fn find_range(pattern: &str) -> Option<(&str, &str, &str)> {
+    let mut from = 0;
+    while let Some(open) = pattern[from..].find('[').map(|i| i + from) {
+        let close = open + pattern[open..].find(']')?;
+        let inside = &pattern[open + 1..close];
+        let parts = inside.split(':').count();
+        if (parts == 2 || parts == 3)
+            && inside
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b':')
+        {
+            return Some((&pattern[..open], inside, &pattern[close + 1..]));
+        }
+        from = close + 1;
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------------------------
+// YAML tree with line numbers
+
+/// A YAML node and the (1-based) line it starts on.
+#[derive(Debug, Clone)]
+struct Node {
+    line: usize,
+    kind: Kind,
+    /// Nodes in this subtree, to bound alias expansion.
+    size: usize,
+}
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Scalar {
+        text: String,
+        plain: bool,
+        /// Full tag, e.g. `tag:yaml.org,2002:str` or `!vault`.
+        tag: Option<String>,
+    },
+    Seq(Vec<Node>),
+    Map(Vec<(Node, Node)>),
+}
+
+const CORE_TAG: &str = "tag:yaml.org,2002:";
+
+impl Node {
+    fn is_null(&self) -> bool {
+        match &self.kind {
+            Kind::Scalar {
+                text,
+                plain: true,
+                tag: None,
+            } => {
+                matches!(text.as_str(), "" | "~" | "null" | "Null" | "NULL")
+            }
+            Kind::Scalar { tag: Some(tag), .. } => tag == "tag:yaml.org,2002:null",
+            _ => false,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match &self.kind {
+            _ if self.is_null() => "nothing (null)".to_string(),
+            Kind::Scalar { text, .. } => format!("the scalar '{text}'"),
+            Kind::Seq(_) => "a list".to_string(),
+            Kind::Map(_) => "a mapping".to_string(),
+        }
+    }
+
+    /// A variable's value as text: numbers and booleans normalised, strings as written.
+    /// `None` for null, lists, mappings and tags that hide the value (`!vault`).
+    fn scalar_value(&self) -> Option<String> {
+        if self.is_null() {
+            return None;
+        }
+        let Kind::Scalar { text, plain, tag } = &self.kind else {
+            return None;
+        };
+        let resolve = |t: &str| match yaml_rust2::Yaml::from_str(t) {
+            yaml_rust2::Yaml::Integer(i) => i.to_string(),
+            yaml_rust2::Yaml::Boolean(b) => b.to_string(),
+            _ => t.to_string(),
+        };
+        match tag.as_deref() {
+            None if *plain => Some(resolve(text)),
+            None => Some(text.clone()),
+            Some("!vault") => None,
+            Some(t) => match t.strip_prefix(CORE_TAG) {
+                Some("int" | "bool") => Some(resolve(text)),
+                _ => Some(text.clone()),
+            },
+        }
+    }
+
+    /// Text of a plain or quoted scalar key, for duplicate and merge checks.
+    fn key_text(&self) -> Option<&str> {
+        match &self.kind {
+            Kind::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    fn is_merge_key(&self) -> bool {
+        matches!(&self.kind, Kind::Scalar { text, plain: true, tag: None } if text == "<<")
+    }
+}
+
+/// Total nodes an alias may copy into a document (guards "billion laughs").
+const MAX_NODES: usize = 2_000_000;
+
+enum Frame {
+    Seq {
+        line: usize,
+        anchor: usize,
+        items: Vec<Node>,
+    },
+    Map {
+        line: usize,
+        anchor: usize,
+        entries: Vec<(Node, Node)>,
+        key: Option<Node>,
+    },
+}
+
+#[derive(Default)]
+struct Builder {
+    stack: Vec<Frame>,
+    docs: Vec<Node>,
+    anchors: HashMap<usize, Node>,
+    nodes: usize,
+    error: Option<(usize, String)>,
+}
+
+impl MarkedEventReceiver for Builder {
+    fn on_event(&mut self, ev: Event, mark: Marker) {
+        if self.error.is_none()
+            && let Err(e) = self.handle(ev, mark.line())
+        {
+            self.error = Some(e);
+        }
+    }
+}
+
+impl Builder {
+    fn handle(&mut self, ev: Event, line: usize) -> Result<(), (usize, String)> {
+        match ev {
+            Event::Nothing
+            | Event::StreamStart
+            | Event::StreamEnd
+            | Event::DocumentStart
+            | Event::DocumentEnd => Ok(()),
+            Event::Scalar(text, style, anchor, tag) => {
+                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
+                let node = Node {
+                    line,
+                    kind: Kind::Scalar {
+                        text,
+                        plain: style == TScalarStyle::Plain,
+                        tag,
+                    },
+                    size: 1,
+                };
+                self.complete(node, anchor)
+            }
+            Event::Alias(id) => {
+                let Some(node) = self.anchors.get(&id) else {
+                    return Err((line, "alias to an unknown anchor".to_string()));
+                };
+                let mut node = node.clone();
+                node.line = line;
+                self.complete(node, 0)
+            }
+            Event::SequenceStart(anchor, _) => {
+                self.stack.push(Frame::Seq {
+                    line,
+                    anchor,
+                    items: Vec::new(),
+                });
+                Ok(())
+            }
+            Event::MappingStart(anchor, _) => {
+                self.stack.push(Frame::Map {
+                    line,
+                    anchor,
+                    entries: Vec::new(),
+                    key: None,
+                });
+                Ok(())
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let (node, anchor) = match self.stack.pop() {
+                    Some(Frame::Seq {
+                        line,
+                        anchor,
+                        items,
+                    }) => {
+                        let size = 1 + items.iter().map(|n| n.size).sum::<usize>();
+                        (
+                            Node {
+                                line,
+                                kind: Kind::Seq(items),
+                                size,
+                            },
+                            anchor,
+                        )
+                    }
+                    Some(Frame::Map {
+                        line,
+                        anchor,
+                        entries,
+                        ..
+                    }) => {
+                        let entries = merge_entries(entries)?;
+                        let size = 1 + entries.iter().map(|(k, v)| k.size + v.size).sum::<usize>();
+                        (
+                            Node {
+                                line,
+                                kind: Kind::Map(entries),
+                                size,
+                            },
+                            anchor,
+                        )
+                    }
+                    None => return Err((line, "unbalanced YAML structure".to_string())),
+                };
+                self.complete(node, anchor)
+            }
+        }
+    }
+
+    /// Attach a finished node to its parent (or as a document).
+    fn complete(&mut self, node: Node, anchor: usize) -> Result<(), (usize, String)> {
+        self.nodes += node.size;
+        if self.nodes > MAX_NODES {
+            return Err((
+                node.line,
+                "document too large (aliases expand too far)".to_string(),
+            ));
+        }
+        if anchor > 0 {
+            self.anchors.insert(anchor, node.clone());
+        }
+        match self.stack.last_mut() {
+            None => self.docs.push(node),
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map { entries, key, .. }) => match key.take() {
+                Some(k) => entries.push((k, node)),
+                None => *key = Some(node),
+            },
+        }
+        Ok(())
+    }
+}
+
+/// Reject duplicate keys and apply `<<` merge keys (explicit keys win over merged ones, earlier
+/// merged mappings over later ones).
+fn merge_entries(entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, (usize, String)> {
+    let mut out: Vec<(Node, Node)> = Vec::with_capacity(entries.len());
+    let mut merges: Vec<Node> = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (k, v) in entries {
+        if k.is_merge_key() {
+            merges.push(v);
+            continue;
+        }
+        if let Some(text) = k.key_text()
+            && let Some(first) = seen.insert(text.to_string(), k.line)
+        {
+            return Err((
+                k.line,
+                format!("duplicate key '{text}' (first at line {first})"),
+            ));
+        }
+        out.push((k, v));
+    }
+    for merge in merges {
+        let sources = match merge.kind {
+            Kind::Map(entries) => vec![entries],
+            Kind::Seq(items) => {
+                let mut maps = Vec::with_capacity(items.len());
+                for item in items {
+                    match item.kind {
+                        Kind::Map(entries) => maps.push(entries),
+                        _ => {
+                            return Err((
+                                item.line,
+                                "a `<<` merge list must hold only mappings".to_string(),
+                            ));
+                        }
+                    }
+                }
+                maps
+            }
+            Kind::Scalar { .. } => {
+                return Err((
+                    merge.line,
+                    "`<<` must be followed by a mapping or a list of mappings".to_string(),
+                ));
+            }
+        };
+        for (k, v) in sources.into_iter().flatten() {
+            match k.key_text() {
+                Some(text) if seen.contains_key(text) => {}
+                Some(text) => {
+                    seen.insert(text.to_string(), k.line);
+                    out.push((k, v));
+                }
+                None => out.push((k, v)),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn load_yaml(text: &str, file: &str) -> Result<Vec<Node>> {
+    let mut builder = Builder::default();
+    let mut parser = Parser::new_from_str(text);
+    if let Err(e) = parser.load(&mut builder, true) {
+        bail!("{file}:{}: invalid YAML: {}", e.marker().line(), e.info());
+    }
+    if let Some((line, why)) = builder.error {
+        bail!("{file}:{line}: {why}");
+    }
+    Ok(builder.docs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inv(text: &str) -> Vec<AnsibleHost> {
+        match parse(text, "inv.yml") {
+            Ok(h) => h,
+            Err(e) => panic!("parse failed: {e:#}"),
+        }
+    }
+
+    fn err(text: &str) -> String {
+        match parse(text, "inv.yml") {
+            Ok(h) => panic!("expected an error, got {h:?}"),
+            Err(e) => format!("{e:#}"),
+        }
+    }
+
+    fn host<'a>(hosts: &'a [AnsibleHost], name: &str) -> &'a AnsibleHost {
+        match hosts.iter().find(|h| h.name == name) {
+            Some(h) => h,
+            None => panic!("no host {name} in {hosts:?}"),
+        }
+    }
+
+    fn var<'a>(h: &'a AnsibleHost, k: &str) -> Option<&'a str> {
+        h.vars.get(k).map(String::as_str)
+    }
+
+    #[test]
+    fn nested_group_var_precedence() {
+        let hosts = inv(r#"
+all:
+  vars:
+    ansible_user: admin
+    mtu: 1500
+    site: none
+  children:
+    dc1:
+      vars:
+        site: dc1
+        mtu: 9000
+      children:
+        leafs:
+          vars:
+            mtu: 9216
+            ansible_network_os: cisco.nxos.nxos
+          hosts:
+            leaf1:
+              mtu: 1234
+              enabled: true
+            leaf2:
+"#);
+        assert_eq!(hosts.len(), 2);
+        let leaf1 = host(&hosts, "leaf1");
+        assert_eq!(leaf1.groups, vec!["dc1", "leafs"]);
+        assert_eq!(var(leaf1, "ansible_user"), Some("admin"));
+        assert_eq!(var(leaf1, "site"), Some("dc1"));
+        assert_eq!(var(leaf1, "mtu"), Some("1234"));
+        assert_eq!(var(leaf1, "enabled"), Some("true"));
+        let leaf2 = host(&hosts, "leaf2");
+        assert_eq!(var(leaf2, "mtu"), Some("9216"));
+        assert_eq!(var(leaf2, "ansible_network_os"), Some("cisco.nxos.nxos"));
+    }
+
+    #[test]
+    fn host_in_two_groups_merges() {
+        let hosts = inv(r#"
+all:
+  children:
+    zeta:
+      vars: {color: zeta, only_zeta: z}
+      hosts:
+        sw1: {ansible_host: 10.0.0.1}
+    alpha:
+      vars: {color: alpha, only_alpha: a}
+      hosts:
+        sw1: {ansible_port: 2222}
+        sw2:
+"#);
+        assert_eq!(
+            hosts.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(),
+            vec!["sw1", "sw2"]
+        );
+        let sw1 = host(&hosts, "sw1");
+        assert_eq!(sw1.groups, vec!["alpha", "zeta"]);
+        // Equal depth: the group name sorting last wins.
+        assert_eq!(var(sw1, "color"), Some("zeta"));
+        assert_eq!(var(sw1, "only_alpha"), Some("a"));
+        assert_eq!(var(sw1, "only_zeta"), Some("z"));
+        assert_eq!(var(sw1, "ansible_host"), Some("10.0.0.1"));
+        assert_eq!(var(sw1, "ansible_port"), Some("2222"));
+        assert_eq!(host(&hosts, "sw2").groups, vec!["alpha"]);
+    }
+
+    #[test]
+    fn null_hosts_groups_and_top_level_groups() {
+        let hosts = inv(r#"
+all:
+  hosts:
+    mgmt1:
+  vars:
+    ansible_connection: network_cli
+spines:
+  hosts:
+    spine1:
+    spine2: ~
+  children:
+    empty_group:
+borders: null
+ungrouped:
+  hosts:
+    lonely:
+"#);
+        let names: Vec<&str> = hosts.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(names, vec!["mgmt1", "spine1", "spine2", "lonely"]);
+        assert!(host(&hosts, "mgmt1").groups.is_empty());
+        assert!(host(&hosts, "lonely").groups.is_empty());
+        assert_eq!(host(&hosts, "spine2").groups, vec!["spines"]);
+        assert_eq!(
+            var(host(&hosts, "spine2"), "ansible_connection"),
+            Some("network_cli")
+        );
+    }
+
+    #[test]
+    fn host_ranges_expand() {
+        let hosts = inv(r#"
+all:
+  children:
+    leafs:
+      hosts:
+        leaf[01:04]:
+        rack[a:c]-tor[1:2]:
+        odd[1:5:2].lab:2222:
+"#);
+        let names: Vec<&str> = hosts.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(
+            names,
+            vec![
+                "leaf01",
+                "leaf02",
+                "leaf03",
+                "leaf04",
+                "racka-tor1",
+                "racka-tor2",
+                "rackb-tor1",
+                "rackb-tor2",
+                "rackc-tor1",
+                "rackc-tor2",
+                "odd1.lab",
+                "odd3.lab",
+                "odd5.lab",
+            ]
+        );
+        assert_eq!(var(host(&hosts, "odd3.lab"), "ansible_port"), Some("2222"));
+        assert_eq!(expand_hosts("fe80::1"), Ok(vec!["fe80::1".to_string()]));
+        assert!(err("all:\n  hosts:\n    leaf[5:1]:\n").starts_with("inv.yml:3:"));
+        assert!(err("all:\n  hosts:\n    leaf[01:4]:\n").starts_with("inv.yml:3:"));
+    }
+
+    #[test]
+    fn malformed_inventories_are_rejected() {
+        let e = err("- leaf1\n- leaf2\n");
+        assert!(
+            e.starts_with("inv.yml:1: expected a mapping of groups"),
+            "{e}"
+        );
+        let e = err("just text\n");
+        assert!(e.contains("expected a mapping of groups"), "{e}");
+        assert!(err("").contains("empty inventory"));
+        let e = err("all:\n  children:\n    leafs:\n      hosts:\n        - leaf1\n");
+        assert!(
+            e.starts_with("inv.yml:5: 'hosts' of group 'leafs' is a list"),
+            "{e}"
+        );
+        let e = err("all:\n  hostz:\n    leaf1:\n");
+        assert!(e.starts_with("inv.yml:2: unexpected key 'hostz'"), "{e}");
+        let e = err("all:\n  hosts:\n    a:\n    a:\n");
+        assert!(e.starts_with("inv.yml:4: duplicate key 'a'"), "{e}");
+        let e = err("all:\n  hosts: [unclosed\n");
+        assert!(
+            e.starts_with("inv.yml:") && e.contains("invalid YAML"),
+            "{e}"
+        );
+        let e = err("a:\n  children:\n    b:\n      children:\n        a:\n");
+        assert!(e.contains("own ancestor"), "{e}");
+    }
+
+    #[test]
+    fn non_scalar_vars_skipped_and_anchors_merge() {
+        let hosts = inv(r#"
+all:
+  vars:
+    ntp: [1.1.1.1, 2.2.2.2]
+    nested: {a: 1}
+    port: 0x16
+    quoted: "007"
+    secret: !vault |
+      $ANSIBLE_VAULT;1.1;AES256
+      6162
+  hosts:
+    h1: &common
+      ansible_user: ops
+    h2:
+      <<: *common
+      extra: yes
+"#);
+        let h1 = host(&hosts, "h1");
+        assert!(!h1.vars.contains_key("ntp"));
+        assert!(!h1.vars.contains_key("nested"));
+        assert!(!h1.vars.contains_key("secret"));
+        assert_eq!(var(h1, "port"), Some("22"));
+        assert_eq!(var(h1, "quoted"), Some("007"));
+        let h2 = host(&hosts, "h2");
+        assert_eq!(var(h2, "ansible_user"), Some("ops"));
+        assert_eq!(var(h2, "extra"), Some("yes"));
+    }
+
+    #[test]
+    fn deeper_group_beats_name_order() {
+        // `aaa` is deeper (all > zzz > aaa), so it wins although `zzz` sorts later.
+        let hosts = inv(r#"
+zzz:
+  vars: {x: from_zzz}
+  children:
+    aaa:
+      vars: {x: from_aaa}
+      hosts: {h:}
+"#);
+        let h = host(&hosts, "h");
+        assert_eq!(h.groups, vec!["zzz", "aaa"]);
+        assert_eq!(var(h, "x"), Some("from_aaa"));
+    }
+
+    #[test]
+    fn platform_mapping() {
+        assert_eq!(platform_of("cisco.nxos.nxos"), Some("nxos"));
+        assert_eq!(platform_of("nxos"), Some("nxos"));
+        assert_eq!(platform_of("arista.eos.eos"), Some("eos"));
+        assert_eq!(platform_of("EOS"), Some("eos"));
+        assert_eq!(platform_of("nvidia.cumulus.cumulus"), Some("cumulus"));
+        assert_eq!(platform_of("nvidia.cumulus.nvue"), Some("cumulus"));
+        assert_eq!(platform_of("nvue"), Some("cumulus"));
+        assert_eq!(platform_of("dellemc.enterprise_sonic.sonic"), Some("sonic"));
+        assert_eq!(platform_of("junipernetworks.junos.junos"), Some("junos"));
+        assert_eq!(platform_of("mellanox.onyx.onyx"), Some("onyx"));
+        assert_eq!(platform_of("dellemc.os10.os10"), Some("os10"));
+        assert_eq!(platform_of("linux"), Some("linux"));
+        assert_eq!(platform_of("cisco.ios.ios"), None);
+        assert_eq!(platform_of("nvidia.cumulus."), None);
+        assert_eq!(platform_of(""), None);
+    }
+}

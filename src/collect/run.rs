@@ -1,0 +1,697 @@
+//! One collection run: every target of the inventory, at most `concurrency` at a time, each
+//! connected (with retries on connection errors only), its platform's commands run in exec or
+//! shell mode, every output checked against the allow-list before it is sent and redacted
+//! before it is written. A device that fails is recorded with its reason and the run goes on.
+
+use super::allow;
+use super::inventory::{Inventory, Target};
+use super::known_hosts::KnownHosts;
+use super::ssh::{self, Output, Session, Shell};
+use super::writer::{CommandRecord, DeviceWriter, SnapshotWriter};
+use crate::parser::{Parsers, Platform};
+use anyhow::{Context, Result};
+use regex::Regex;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub out: PathBuf,
+    pub concurrency: usize,
+    /// Record unknown host keys instead of refusing them.
+    pub trust_new_host_keys: bool,
+    /// Replace an earlier snapshot in `out`.
+    pub force: bool,
+    /// Progress bar on stderr (a terminal); plain lines otherwise; nothing when quiet.
+    pub progress: Progress,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Progress {
+    Bar,
+    Lines,
+    Quiet,
+}
+
+/// Concurrency when none is given: SSH collection waits on the network, not the CPU.
+pub fn default_concurrency() -> usize {
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    (cores * 32).clamp(16, 256)
+}
+
+/// What happened to one device.
+#[derive(Debug, Clone)]
+pub struct DeviceOutcome {
+    pub name: String,
+    /// collected | failed | interrupted
+    pub status: &'static str,
+    pub error: Option<String>,
+    pub commands: usize,
+    pub attempts: u32,
+    pub duration: Duration,
+}
+
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub devices: Vec<DeviceOutcome>,
+    pub interrupted: bool,
+    pub wall: Duration,
+    pub concurrency: usize,
+}
+
+impl Summary {
+    pub fn collected(&self) -> usize {
+        self.devices
+            .iter()
+            .filter(|d| d.status == "collected")
+            .count()
+    }
+}
+
+/// Names a device reports that go into a command: conservative interface / RDMA device syntax.
+fn safe_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.:@-/".contains(&b))
+        && !s.starts_with('-')
+}
+
+/// RDMA netdevs and devices from `rdma link show -j`.
+fn rdma_links(json: &[u8]) -> (Vec<String>, Vec<String>) {
+    let mut netdevs = Vec::new();
+    let mut devs = Vec::new();
+    if let Ok(serde_json::Value::Array(links)) = serde_json::from_slice(json) {
+        for l in links {
+            if let Some(n) = l.get("netdev").and_then(|v| v.as_str()) {
+                netdevs.push(n.to_string());
+            }
+            if let Some(d) = l.get("ifname").and_then(|v| v.as_str()) {
+                devs.push(d.split('/').next().unwrap_or(d).to_string());
+            }
+        }
+    }
+    (netdevs, devs)
+}
+
+/// Up Ethernet netdevs from `ip -d -j link show` (when the host reports no RDMA device).
+fn ethernet_up(json: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Ok(serde_json::Value::Array(links)) = serde_json::from_slice(json) {
+        for l in links {
+            let name = l.get("ifname").and_then(|v| v.as_str()).unwrap_or("");
+            let ether = l.get("link_type").and_then(|v| v.as_str()) == Some("ether");
+            let up = l.get("operstate").and_then(|v| v.as_str()) == Some("UP");
+            let kind = l
+                .get("linkinfo")
+                .and_then(|i| i.get("info_kind"))
+                .and_then(|v| v.as_str())
+                .unwrap_or("");
+            let virtual_kind = matches!(
+                kind,
+                "bridge" | "vxlan" | "dummy" | "tun" | "openvswitch" | "vrf" | "macvlan" | "ipvlan"
+            );
+            if ether && up && !virtual_kind && !name.is_empty() {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
+}
+
+enum Channel {
+    Exec,
+    Shell(Box<Shell>),
+}
+
+struct DeviceRun<'a> {
+    t: &'a Target,
+    platform: &'a Platform,
+    session: &'a Session,
+    channel: Channel,
+    w: DeviceWriter,
+    cancel: &'a AtomicBool,
+    cancel_rx: watch::Receiver<bool>,
+    stalled: bool,
+    /// The platform's prompt (shell mode and the exec fallback).
+    prompt: Regex,
+}
+
+/// Error lines a switch CLI prints instead of output.
+fn cli_error(stdout: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(&stdout[..stdout.len().min(512)]);
+    let first = text.lines().find(|l| !l.trim().is_empty())?.trim();
+    let markers = [
+        "% Invalid",
+        "% Incomplete",
+        "% Ambiguous",
+        "% Error",
+        "% Unrecognized",
+        "% Permission denied",
+        "Syntax error",
+        "syntax error",
+    ];
+    markers
+        .iter()
+        .any(|m| first.starts_with(m))
+        .then(|| first.to_string())
+}
+
+impl DeviceRun<'_> {
+    async fn run(&mut self, cmd: &str, allow_chars: &str) -> Output {
+        if let Some(why) = allow::refuse(&self.t.platform, cmd, allow_chars) {
+            let o = Output {
+                error: Some(format!("not sent: {why}")),
+                ..Default::default()
+            };
+            self.record(cmd, &o);
+            return o;
+        }
+        if self.stalled {
+            let o = Output {
+                error: Some("not run: the device stopped answering an earlier command".into()),
+                ..Default::default()
+            };
+            self.record(cmd, &o);
+            return o;
+        }
+        let limit = self.t.command_timeout;
+        let cap = self.t.max_output;
+        if matches!(self.channel, Channel::Exec) {
+            let o = self.session.exec(cmd, limit, cap, &self.cancel_rx).await;
+            if !(o.exec_refused && self.w.records().iter().all(|r| r.exit.is_none())) {
+                return self.finish(cmd, o);
+            }
+            // No exec channel on this device: go on in its interactive CLI.
+            match self
+                .session
+                .shell(
+                    &self.prompt,
+                    &self.platform.paging_off,
+                    limit,
+                    &self.cancel_rx,
+                )
+                .await
+            {
+                Ok(sh) => self.channel = Channel::Shell(Box::new(sh)),
+                Err(e) => {
+                    let mut o = o;
+                    o.error = Some(format!(
+                        "the device refused exec requests, and its interactive shell failed: {e}"
+                    ));
+                    o.stalled = true;
+                    return self.finish(cmd, o);
+                }
+            }
+        }
+        let Channel::Shell(sh) = &mut self.channel else {
+            return self.finish(cmd, Output::default());
+        };
+        let o = sh.run(cmd, limit, cap, &self.cancel_rx).await;
+        self.finish(cmd, o)
+    }
+
+    /// Redact, record and return one command's output.
+    fn finish(&mut self, cmd: &str, mut o: Output) -> Output {
+        self.stalled |= o.stalled;
+        // A switch CLI prints its errors as output, often with exit status 0.
+        if self.t.platform != "linux"
+            && let Some(err) = cli_error(&o.stdout)
+        {
+            o.exit = Some(o.exit.filter(|&e| e != 0).unwrap_or(1));
+            o.stderr = err.into_bytes();
+            o.stdout.clear();
+        }
+        if !o.stdout.is_empty() {
+            let text = String::from_utf8_lossy(&o.stdout);
+            let (red, _n) = self.platform.redact(&text);
+            o.stdout = red.into_bytes();
+        }
+        self.record(cmd, &o);
+        o
+    }
+
+    fn record(&mut self, cmd: &str, o: &Output) {
+        let stderr = String::from_utf8_lossy(&o.stderr).trim().to_string();
+        let rec = CommandRecord {
+            cmd: cmd.to_string(),
+            file: None,
+            exit: o.exit.map(|e| e as i32),
+            duration_ms: o.duration.as_millis() as u64,
+            bytes: 0,
+            stderr: (!stderr.is_empty()).then(|| {
+                let (red, _) = self.platform.redact(&stderr);
+                red.chars().take(2000).collect()
+            }),
+            error: o.error.clone(),
+        };
+        if let Err(e) = self.w.add(rec, &o.stdout) {
+            eprintln!("fabric-audit: {}: {e:#}", self.t.name);
+        }
+    }
+
+    /// The platform's commands, host discovery included.
+    async fn collect_all(&mut self) {
+        let cmds: Vec<_> = self
+            .platform
+            .commands
+            .iter()
+            .filter(|c| c.collect)
+            .collect();
+        let once: Vec<_> = cmds.iter().filter(|c| c.per == "once").collect();
+        let per_if: Vec<_> = cmds.iter().filter(|c| c.per == "per-interface").collect();
+        let per_dev: Vec<_> = cmds.iter().filter(|c| c.per == "per-rdma-device").collect();
+        let mut netdevs: BTreeSet<String> = BTreeSet::new();
+        let mut rdma_devs: BTreeSet<String> = BTreeSet::new();
+        let mut ip_link = Vec::new();
+        // Discovery commands first (their outputs decide the per-interface commands).
+        let discovery = ["ip-link-json", "rdma-link-json"];
+        for c in once.iter().filter(|c| discovery.contains(&c.id.as_str())) {
+            if self.cancel.load(Ordering::Relaxed) {
+                return;
+            }
+            let o = self.run(&c.cmd, &cspec_allow(self.platform, &c.id)).await;
+            if c.id == "rdma-link-json" {
+                let (n, d) = rdma_links(&o.stdout);
+                netdevs.extend(n);
+                rdma_devs.extend(d);
+            } else {
+                ip_link = o.stdout.clone();
+            }
+        }
+        netdevs.extend(self.t.interfaces.iter().cloned());
+        if netdevs.is_empty() && !per_if.is_empty() {
+            netdevs.extend(ethernet_up(&ip_link));
+        }
+        for n in &netdevs {
+            for c in &per_if {
+                if self.cancel.load(Ordering::Relaxed) {
+                    return;
+                }
+                if !safe_name(n) {
+                    let o = Output {
+                        error: Some(format!(
+                            "not sent: the interface name {n:?} reported by the device is not a plain interface name"
+                        )),
+                        ..Default::default()
+                    };
+                    self.record(&c.cmd.replace("{if}", "?"), &o);
+                    continue;
+                }
+                let cmd = c.cmd.replace("{if}", n);
+                self.run(&cmd, &cspec_allow(self.platform, &c.id)).await;
+            }
+        }
+        for d in &rdma_devs {
+            for c in &per_dev {
+                if self.cancel.load(Ordering::Relaxed) {
+                    return;
+                }
+                if !safe_name(d) {
+                    continue;
+                }
+                let cmd = c.cmd.replace("{dev}", d);
+                self.run(&cmd, &cspec_allow(self.platform, &c.id)).await;
+            }
+        }
+        for c in once.iter().filter(|c| !discovery.contains(&c.id.as_str())) {
+            if self.cancel.load(Ordering::Relaxed) {
+                return;
+            }
+            self.run(&c.cmd, &cspec_allow(self.platform, &c.id)).await;
+        }
+    }
+}
+
+/// The allow_chars a vendor file declared for command `id`.
+fn cspec_allow(p: &Platform, id: &str) -> String {
+    p.allow_chars(id).unwrap_or_default().to_string()
+}
+
+/// Collect one device: connect with retries, run, write. Never returns an error: failures are
+/// recorded.
+/// What every device task shares.
+struct Shared {
+    platforms: Platforms,
+    known: Arc<KnownHosts>,
+    tofu: bool,
+    cfg: Arc<russh::client::Config>,
+    writer: std::sync::Mutex<SnapshotWriter>,
+    cancel: AtomicBool,
+    cancel_rx: watch::Receiver<bool>,
+}
+
+async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
+    let (platform, known, tofu, cfg, writer, cancel) = (
+        &sh.platforms,
+        &sh.known,
+        sh.tofu,
+        &sh.cfg,
+        &sh.writer,
+        &sh.cancel,
+    );
+    let cancel_rx = sh.cancel_rx.clone();
+    let start = Instant::now();
+    let mut outcome = DeviceOutcome {
+        name: t.name.clone(),
+        status: "failed",
+        error: None,
+        commands: 0,
+        attempts: 0,
+        duration: Duration::ZERO,
+    };
+    let dw = writer
+        .lock()
+        .map_err(|_| ())
+        .and_then(|w| w.device(&t.name).map_err(|_| ()));
+    let Ok(dw) = dw else {
+        outcome.error = Some("could not create the device folder".into());
+        return outcome;
+    };
+    let Some(p) = platform.get(&t.platform) else {
+        outcome.error = Some(format!(
+            "no vendor parser for platform {:?}: nothing to collect",
+            t.platform
+        ));
+        finish_device(writer, dw, &t, &mut outcome, start);
+        return outcome;
+    };
+    // Connect, retrying connection errors with exponential backoff.
+    let mut session = None;
+    let mut last = None;
+    for attempt in 0..=t.retries {
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        outcome.attempts = attempt + 1;
+        let attempt_result = tokio::select! {
+            r = ssh::connect(&t, known, tofu, cfg) => r,
+            _ = ssh::interrupted(&cancel_rx) => break,
+        };
+        match attempt_result {
+            Ok(s) => {
+                session = Some(s);
+                break;
+            }
+            Err(f) => {
+                let retry = f.retry;
+                last = Some(f);
+                if !retry || attempt == t.retries {
+                    break;
+                }
+                let backoff = Duration::from_millis(250u64 << attempt.min(5));
+                tokio::select! {
+                    _ = tokio::time::sleep(backoff) => {}
+                    _ = ssh::interrupted(&cancel_rx) => break,
+                }
+            }
+        }
+    }
+    let Some(session) = session else {
+        if cancel.load(Ordering::Relaxed) {
+            outcome.status = "interrupted";
+        }
+        outcome.error = Some(match (last, cancel.load(Ordering::Relaxed)) {
+            (_, true) => "interrupted before the device was reached".to_string(),
+            (Some(f), _) => format!(
+                "{f}{}",
+                if outcome.attempts > 1 {
+                    format!(" (after {} attempts)", outcome.attempts)
+                } else {
+                    String::new()
+                }
+            ),
+            (None, _) => "not attempted".into(),
+        });
+        finish_device(writer, dw, &t, &mut outcome, start);
+        return outcome;
+    };
+    let mode = t.session.as_deref().or(p.session_mode.as_deref());
+    let prompt = p
+        .prompt
+        .as_deref()
+        .and_then(|re| Regex::new(re).ok())
+        .or_else(|| Regex::new(r"[>#$] ?$").ok());
+    let Some(prompt) = prompt else {
+        outcome.error = Some("no usable prompt pattern".into());
+        finish_device(writer, dw, &t, &mut outcome, start);
+        return outcome;
+    };
+    let channel = if mode == Some("shell") {
+        match session
+            .shell(&prompt, &p.paging_off, t.command_timeout, &cancel_rx)
+            .await
+        {
+            Ok(sh) => Channel::Shell(Box::new(sh)),
+            Err(e) => {
+                outcome.error = Some(format!("shell session: {e}"));
+                finish_device(writer, dw, &t, &mut outcome, start);
+                return outcome;
+            }
+        }
+    } else {
+        Channel::Exec
+    };
+    let mut run = DeviceRun {
+        t: &t,
+        platform: p,
+        session: &session,
+        channel,
+        w: dw,
+        cancel,
+        cancel_rx: cancel_rx.clone(),
+        stalled: false,
+        prompt,
+    };
+    run.collect_all().await;
+    if let Channel::Shell(sh) = run.channel {
+        sh.close().await;
+    }
+    let dw = run.w;
+    let ran = dw.records().iter().filter(|r| r.error.is_none()).count();
+    if cancel.load(Ordering::Relaxed) {
+        outcome.status = "interrupted";
+        outcome.error = Some(format!(
+            "interrupted after {} command(s); the rest were not run",
+            dw.records().len()
+        ));
+    } else if ran == 0 {
+        outcome.error = Some(format!(
+            "no command succeeded ({})",
+            dw.records()
+                .iter()
+                .filter_map(|r| r.error.clone())
+                .next()
+                .unwrap_or_else(|| "no command to run".into())
+        ));
+    } else {
+        outcome.status = "collected";
+    }
+    outcome.commands = dw.records().len();
+    let _ = tokio::time::timeout(
+        Duration::from_secs(2),
+        session
+            .handle
+            .disconnect(russh::Disconnect::ByApplication, "", "en"),
+    )
+    .await;
+    finish_device(writer, dw, &t, &mut outcome, start);
+    outcome
+}
+
+fn finish_device(
+    writer: &std::sync::Mutex<SnapshotWriter>,
+    dw: DeviceWriter,
+    t: &Target,
+    outcome: &mut DeviceOutcome,
+    start: Instant,
+) {
+    outcome.duration = start.elapsed();
+    if let Err(e) = dw.finish(t, outcome.error.as_deref()) {
+        outcome.status = "failed";
+        outcome.error = Some(format!("writing the device folder: {e:#}"));
+    }
+    if let Ok(mut w) = writer.lock() {
+        w.set_status(&t.name, outcome.status, outcome.error.clone());
+    }
+}
+
+/// The platforms of the vendor parsers, shared with the device tasks.
+pub struct Platforms(Arc<Parsers>);
+
+impl Platforms {
+    fn get(&self, id: &str) -> Option<&Platform> {
+        self.0.platform(id)
+    }
+}
+
+/// Collect every target of `inv` into `opts.out`.
+pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result<Summary> {
+    let start = Instant::now();
+    let mut kh_files: Vec<PathBuf> = Vec::new();
+    for t in &inv.targets {
+        for f in &t.known_hosts {
+            if !kh_files.contains(f) {
+                kh_files.push(f.clone());
+            }
+        }
+    }
+    let known = Arc::new(KnownHosts::load(&kh_files)?);
+    for w in &known.warnings {
+        eprintln!("fabric-audit: known_hosts: {w}");
+    }
+    let writer = SnapshotWriter::create(&opts.out, inv, opts.force)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .worker_threads(
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
+        )
+        .build()
+        .context("starting the async runtime")?;
+    let (cancel_tx, cancel_rx) = watch::channel(false);
+    let concurrency = opts.concurrency.max(1);
+    let shared = Arc::new(Shared {
+        platforms: Platforms(parsers),
+        known,
+        tofu: opts.trust_new_host_keys,
+        cfg: ssh::client_config(),
+        writer: std::sync::Mutex::new(writer),
+        cancel: AtomicBool::new(false),
+        cancel_rx,
+    });
+    let total = inv.targets.len();
+    let progress = opts.progress;
+    let outcomes = rt.block_on(async {
+        let bar = (progress == Progress::Bar).then(|| {
+            let b = indicatif::ProgressBar::new(total as u64);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{spinner} collecting [{bar:30}] {pos}/{len} devices, {per_sec} ({elapsed}) {msg}",
+            ) {
+                b.set_style(style.progress_chars("=> "));
+            }
+            b
+        });
+        {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    eprintln!(
+                        "fabric-audit: interrupted; finishing the snapshot with what was collected"
+                    );
+                    shared.cancel.store(true, Ordering::Relaxed);
+                    let _ = cancel_tx.send(true);
+                }
+            });
+        }
+        let sem = Arc::new(tokio::sync::Semaphore::new(concurrency));
+        let mut set = tokio::task::JoinSet::new();
+        for (i, t) in inv.targets.iter().cloned().enumerate() {
+            let sem = sem.clone();
+            let shared = shared.clone();
+            set.spawn(async move {
+                let _permit = sem.acquire_owned().await;
+                (i, collect_device(t, shared).await)
+            });
+        }
+        let mut outcomes: Vec<Option<DeviceOutcome>> = vec![None; total];
+        while let Some(r) = set.join_next().await {
+            if let Ok((i, o)) = r {
+                match &bar {
+                    Some(b) => {
+                        b.inc(1);
+                        if o.status != "collected" {
+                            b.println(format!("{}: {}", o.name, o.error.as_deref().unwrap_or("")));
+                        }
+                    }
+                    None if progress == Progress::Lines => eprintln!(
+                        "fabric-audit: [{}/{}] {} {} ({} commands, {:.1} s){}",
+                        outcomes.iter().filter(|o| o.is_some()).count() + 1,
+                        total,
+                        o.name,
+                        o.status,
+                        o.commands,
+                        o.duration.as_secs_f64(),
+                        o.error
+                            .as_deref()
+                            .map(|e| format!(": {e}"))
+                            .unwrap_or_default()
+                    ),
+                    None => {}
+                }
+                outcomes[i] = Some(o);
+            }
+        }
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        outcomes
+    });
+    rt.shutdown_timeout(Duration::from_secs(2));
+    let interrupted = shared.cancel.load(Ordering::Relaxed);
+    let devices: Vec<DeviceOutcome> = outcomes
+        .into_iter()
+        .zip(&inv.targets)
+        .map(|(o, t)| {
+            o.unwrap_or_else(|| DeviceOutcome {
+                name: t.name.clone(),
+                status: "failed",
+                error: Some("the collection task ended abnormally".into()),
+                commands: 0,
+                attempts: 0,
+                duration: Duration::ZERO,
+            })
+        })
+        .collect();
+    let mut w = shared
+        .writer
+        .lock()
+        .map_err(|_| anyhow::anyhow!("snapshot writer poisoned"))?;
+    w.finish(interrupted)?;
+    Ok(Summary {
+        devices,
+        interrupted,
+        wall: start.elapsed(),
+        concurrency,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovery_reads_rdma_and_ip_json() {
+        let (n, d) = rdma_links(
+            br#"[{"ifindex":1,"ifname":"mlx5_0/1","port":1,"state":"ACTIVE","netdev":"eth2"},{"ifname":"mlx5_1","netdev":"eth3"}]"#,
+        );
+        assert_eq!(n, ["eth2", "eth3"]);
+        assert_eq!(d, ["mlx5_0", "mlx5_1"]);
+        assert_eq!(rdma_links(b"[]"), (vec![], vec![]));
+        assert_eq!(rdma_links(b"garbage"), (vec![], vec![]));
+        let ip = br#"[{"ifname":"lo","link_type":"loopback","operstate":"UNKNOWN"},
+            {"ifname":"eth1","link_type":"ether","operstate":"UP","linkinfo":{"info_kind":"veth"}},
+            {"ifname":"br0","link_type":"ether","operstate":"UP","linkinfo":{"info_kind":"bridge"}},
+            {"ifname":"eth9","link_type":"ether","operstate":"DOWN"}]"#;
+        assert_eq!(ethernet_up(ip), ["eth1"]);
+    }
+
+    #[test]
+    fn names_from_devices_are_checked() {
+        assert!(safe_name("eth2") && safe_name("enp1s0f0np0") && safe_name("mlx5_0"));
+        assert!(!safe_name("eth0;reboot") && !safe_name("-a") && !safe_name("a b"));
+    }
+
+    #[test]
+    fn cli_errors_are_seen() {
+        assert!(cli_error(b"\n% Invalid input detected at '^' marker.\n").is_some());
+        assert!(cli_error(b"Ethernet1/1 is up\n").is_none());
+    }
+}
