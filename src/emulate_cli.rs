@@ -13,7 +13,7 @@ use std::sync::Arc;
 #[derive(clap::Args, Debug)]
 pub struct EmulateArgs {
     /// Emulated device files (TOML); each is served on its own port.
-    #[arg(long = "device", required = true)]
+    #[arg(long = "device", required = true, num_args = 1..)]
     pub devices: Vec<PathBuf>,
     /// First address to listen on (127.0.0.0/8 only); later devices take the next ports.
     #[arg(long, default_value = "127.0.0.1:2200")]
@@ -46,6 +46,7 @@ pub fn run(a: EmulateArgs) -> Result<ExitStatus> {
         bail!("--listen must be a loopback address (127.0.0.0/8 or ::1)");
     }
     let total = a.devices.len() * a.count.max(1);
+    raise_fd_limit(total * 2 + 256);
     if usize::from(a.listen.port()) + total > 65_536 {
         bail!(
             "{total} devices do not fit in the ports above {}",
@@ -142,4 +143,20 @@ pub fn run(a: EmulateArgs) -> Result<ExitStatus> {
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitStatus::Success)
+}
+
+/// Every device needs a listening socket and each session another: lift the soft limit on open
+/// files toward the hard one when the default (often 1024) is too small.
+fn raise_fd_limit(want: usize) {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct passed to them.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && (lim.rlim_cur as usize) < want {
+            lim.rlim_cur = (want as libc::rlim_t).min(lim.rlim_max);
+            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
 }

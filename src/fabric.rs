@@ -66,6 +66,21 @@ pub fn assemble(
         });
     }
     mark_roce_ports(&mut devices, &links);
+    for e in snap
+        .fabric
+        .devices
+        .iter()
+        .filter(|e| !e.interfaces.is_empty())
+    {
+        if let Some(d) = devices.iter_mut().find(|d| d.name == e.name) {
+            for i in d.interfaces.iter_mut() {
+                if e.interfaces.contains(&i.name) {
+                    i.roce = true;
+                    i.idle = false;
+                }
+            }
+        }
+    }
     Fabric {
         devices,
         links,

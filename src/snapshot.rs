@@ -31,6 +31,10 @@ pub struct DeviceEntry {
     pub platform: Option<String>,
     #[serde(default)]
     pub role: Option<String>,
+    /// Interfaces audited as RoCE ports besides those found from the device's own data (a
+    /// host netdev that no RDMA device reports, say).
+    #[serde(default)]
+    pub interfaces: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -80,6 +84,9 @@ pub struct CommandEntry {
     /// What the command wrote to stderr (kept short).
     #[serde(default)]
     pub stderr: Option<String>,
+    /// The vendor file marks the command optional: its failure is expected on some devices.
+    #[serde(default)]
+    pub optional: bool,
 }
 
 /// One input file of a device.
@@ -416,7 +423,9 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
             .as_deref()
             .map(|e| format!(" ({})", e.lines().next().unwrap_or("").trim()))
             .unwrap_or_default();
-        if let Some(err) = &c.error {
+        if c.optional {
+            // Expected to fail on some devices (a tunable the driver lacks): not a problem.
+        } else if let Some(err) = &c.error {
             notices.push(Notice {
                 device: Some(dev.name.clone()),
                 file: toml_rel.clone(),

@@ -141,6 +141,8 @@ struct DeviceRun<'a> {
     stalled: bool,
     /// The platform's prompt (shell mode and the exec fallback).
     prompt: Regex,
+    /// The command being run is optional on this platform.
+    optional: bool,
 }
 
 /// Error lines a switch CLI prints instead of output.
@@ -164,7 +166,8 @@ fn cli_error(stdout: &[u8]) -> Option<String> {
 }
 
 impl DeviceRun<'_> {
-    async fn run(&mut self, cmd: &str, allow_chars: &str) -> Output {
+    async fn run(&mut self, cmd: &str, allow_chars: &str, optional: bool) -> Output {
+        self.optional = optional;
         if let Some(why) = allow::refuse(&self.t.platform, cmd, allow_chars) {
             let o = Output {
                 error: Some(format!("not sent: {why}")),
@@ -250,6 +253,7 @@ impl DeviceRun<'_> {
                 red.chars().take(2000).collect()
             }),
             error: o.error.clone(),
+            optional: self.optional,
         };
         if let Err(e) = self.w.add(rec, &o.stdout) {
             eprintln!("fabric-audit: {}: {e:#}", self.t.name);
@@ -276,7 +280,7 @@ impl DeviceRun<'_> {
             if self.cancel.load(Ordering::Relaxed) {
                 return;
             }
-            let o = self.run(&c.cmd, &cspec_allow(self.platform, &c.id)).await;
+            let o = self.run(&c.cmd, &c.allow_chars, c.optional).await;
             if c.id == "rdma-link-json" {
                 let (n, d) = rdma_links(&o.stdout);
                 netdevs.extend(n);
@@ -305,7 +309,7 @@ impl DeviceRun<'_> {
                     continue;
                 }
                 let cmd = c.cmd.replace("{if}", n);
-                self.run(&cmd, &cspec_allow(self.platform, &c.id)).await;
+                self.run(&cmd, &c.allow_chars, c.optional).await;
             }
         }
         for d in &rdma_devs {
@@ -317,21 +321,16 @@ impl DeviceRun<'_> {
                     continue;
                 }
                 let cmd = c.cmd.replace("{dev}", d);
-                self.run(&cmd, &cspec_allow(self.platform, &c.id)).await;
+                self.run(&cmd, &c.allow_chars, c.optional).await;
             }
         }
         for c in once.iter().filter(|c| !discovery.contains(&c.id.as_str())) {
             if self.cancel.load(Ordering::Relaxed) {
                 return;
             }
-            self.run(&c.cmd, &cspec_allow(self.platform, &c.id)).await;
+            self.run(&c.cmd, &c.allow_chars, c.optional).await;
         }
     }
-}
-
-/// The allow_chars a vendor file declared for command `id`.
-fn cspec_allow(p: &Platform, id: &str) -> String {
-    p.allow_chars(id).unwrap_or_default().to_string()
 }
 
 /// Collect one device: connect with retries, run, write. Never returns an error: failures are
@@ -468,6 +467,7 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
         cancel_rx: cancel_rx.clone(),
         stalled: false,
         prompt,
+        optional: false,
     };
     run.collect_all().await;
     if let Channel::Shell(sh) = run.channel {

@@ -31,6 +31,8 @@ pub struct CommandRecord {
     pub stderr: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -169,6 +171,12 @@ impl SnapshotWriter {
                 d.insert("platform".into(), t.platform.clone().into());
                 if let Some(r) = &t.role {
                     d.insert("role".into(), r.clone().into());
+                }
+                if !t.interfaces.is_empty() {
+                    d.insert(
+                        "interfaces".into(),
+                        toml::Value::Array(t.interfaces.iter().cloned().map(Into::into).collect()),
+                    );
                 }
                 toml::Value::Table(d)
             })

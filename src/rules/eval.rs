@@ -678,7 +678,7 @@ pub fn evaluate_with_passes(
                     fallback: iface.defined_at.as_ref().map(Location::from),
                 };
                 run_scope(rs, &if_rules, &params, &obj, &mut base, &mut out);
-                if !d.is_switch && iface.rdma.is_some() {
+                if !d.is_switch && (iface.rdma.is_some() || iface.roce) {
                     run_scope(rs, &host_rules, &params, &obj, &mut base, &mut out);
                 }
             }
