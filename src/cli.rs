@@ -72,6 +72,10 @@ pub enum Command {
         /// Snapshot folder to write (new or empty, or an earlier snapshot with --force).
         #[arg(long)]
         out: PathBuf,
+        /// Extra or overriding vendor parser files; their commands must pass the read-only
+        /// allow-list, or the run stops before connecting anywhere.
+        #[arg(long)]
+        parsers: Option<PathBuf>,
         #[command(flatten)]
         collect: CollectArgs,
     },
@@ -118,6 +122,7 @@ pub struct CollectArgs {
     /// Replace an earlier snapshot in the output folder.
     #[arg(long)]
     pub force: bool,
+
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -147,6 +152,7 @@ fn use_color(c: ColorChoice, to_file: bool) -> bool {
 fn collect_run(
     inventory: &std::path::Path,
     out: &std::path::Path,
+    parsers_dir: Option<&std::path::Path>,
     c: &CollectArgs,
 ) -> Result<crate::collect::run::Summary> {
     use crate::collect::{inventory::Inventory, run, ssh_config::SshConfig};
@@ -165,7 +171,7 @@ fn collect_run(
     if inv.targets.is_empty() {
         anyhow::bail!("{}: no device to collect from", inventory.display());
     }
-    let parsers = crate::load_parsers(None)?;
+    let parsers = crate::load_parsers(parsers_dir)?;
     let progress = if c.quiet {
         run::Progress::Quiet
     } else if std::io::stderr().is_terminal() {
@@ -226,9 +232,10 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Collect {
             inventory,
             out,
+            parsers,
             collect,
         } => {
-            let summary = collect_run(&inventory, &out, &collect)?;
+            let summary = collect_run(&inventory, &out, parsers.as_deref(), &collect)?;
             Ok(if summary.collected() == 0 {
                 ExitStatus::Error
             } else {
@@ -255,7 +262,7 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                             crate::collect::writer::now_rfc3339().replace(':', "")
                         ))
                     });
-                    let summary = collect_run(&inv, &out, &collect)?;
+                    let summary = collect_run(&inv, &out, parsers.as_deref(), &collect)?;
                     if summary.collected() == 0 {
                         eprintln!(
                             "fabric-audit: nothing could be collected; the snapshot in {} records why",

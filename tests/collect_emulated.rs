@@ -648,3 +648,51 @@ fn interrupted_collection_leaves_a_consistent_snapshot() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// A vendor-parser file given with --parsers that asks for a command outside the read-only
+/// allow-list stops the run before any connection is made.
+#[test]
+fn a_parser_file_outside_the_allow_list_stops_collection_before_connecting() {
+    let lab = Lab::new("allow");
+    let a = lab.serve(nxos_device("leafz"));
+    let kh = lab.write("kh", &lab.known_hosts_line(a, lab.host_key.public_key()));
+    let inv = format!(
+        "[defaults]\nuser = \"audit\"\nplatform = \"nxos\"\nidentity_file = \"{}\"\nknown_hosts = \"{}\"\n{}",
+        lab.client_key_file.display(),
+        kh.display(),
+        inventory_entry("leafz", a, "")
+    );
+    let invf = lab.write("inv.toml", &inv);
+    let pdir = lab.dir.join("parsers");
+    std::fs::create_dir_all(&pdir).unwrap();
+    std::fs::write(
+        pdir.join("nxos.toml"),
+        "platform = \"nxos\"\nname = \"x\"\n\n[[command]]\ncmd = \"configure terminal\"\nid = \"x\"\n",
+    )
+    .unwrap();
+    let snap = lab.dir.join("snap");
+    let out = lab.run(
+        &[
+            "collect",
+            "--inventory",
+            invf.to_str().unwrap(),
+            "--out",
+            snap.to_str().unwrap(),
+            "--ssh-config",
+            "none",
+            "--parsers",
+            pdir.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("nxos.toml:5") && err.contains("read-only allow-list"),
+        "{err}"
+    );
+    assert!(
+        !snap.exists(),
+        "nothing may be written when the parsers are refused"
+    );
+}

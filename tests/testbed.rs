@@ -106,9 +106,10 @@ fn collect_from_namespace_hosts_then_audit_finds_the_odd_mtu() {
     std::fs::write(
         work.join(".ssh/config"),
         format!(
-            "Host bed-h2\n  HostName {NET}.2\n  User root\n  IdentityFile {}\n  UserKnownHostsFile {}\n",
-            key.display(),
-            kh.display()
+            "Host bed-h2\n  HostName {NET}.2\n  User root\n  IdentityFile {k}\n  UserKnownHostsFile {kh}\n\
+             Host bed-h4\n  HostName {NET}.4\n  User root\n  ProxyJump root@{NET}.1\n  IdentityFile {k}\n  UserKnownHostsFile {kh}\n",
+            k = key.display(),
+            kh = kh.display()
         ),
     )
     .unwrap();
@@ -144,6 +145,11 @@ address = "{NET}.3"
 name = "h4"
 address = "{NET}.4"
 jump = "h1"
+
+[[device]]
+name = "bed-h4"
+identity_file = []
+known_hosts = []
 "#,
         key = key.display(),
         kh = kh.display()
@@ -187,7 +193,7 @@ jump = "h1"
         "{err}"
     );
     // Real outputs from real servers.
-    for h in ["h1", "bed-h2", "h3", "h4"] {
+    for h in ["h1", "bed-h2", "h3", "h4", "bed-h4"] {
         let m = meta(&snap, h);
         assert!(m.get("error").is_none(), "{h}: {m:?}\n{err}");
         let ip: Value = serde_json::from_str(&read(
@@ -211,7 +217,8 @@ jump = "h1"
         assert_ne!(rdma["exit"].as_integer(), Some(0), "{h}: {rdma:?}");
         assert!(rdma.get("stderr").is_some(), "{h}: {rdma:?}");
     }
-    // h4 refuses the collector's own address: it was reached through h1.
+    // h4 refuses the collector's own address: it was reached through h1 (the inventory's jump
+    // for h4, ~/.ssh/config's ProxyJump for bed-h4).
     let direct = Command::new("ssh")
         .args([
             "-o",

@@ -498,6 +498,16 @@ fn finish(
     if endpoint.identity_files.is_empty() {
         endpoint.identity_files = default_identities();
     }
+    // A jump host with no credentials of its own is tried with the device's.
+    let jump = jump.map(|mut j| {
+        if j.identity_files.is_empty() {
+            j.identity_files = endpoint.identity_files.clone();
+        }
+        if j.password_env.is_none() {
+            j.password_env = endpoint.password_env.clone();
+        }
+        j
+    });
     let secs = |v: Option<f64>, d: f64, what: &str| -> Result<Duration> {
         let s = v.unwrap_or(d);
         if !(s.is_finite() && s > 0.0 && s < 86_400.0) {
