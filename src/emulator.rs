@@ -115,11 +115,24 @@ impl Device {
     }
 
     fn prompt(&self) -> String {
+        let h = &self.hostname;
         match self.platform.as_str() {
-            "eos" => format!("{}#", self.hostname),
-            "junos" => format!("audit@{}> ", self.hostname),
-            "linux" => format!("root@{}:~# ", self.hostname),
-            _ => format!("{}# ", self.hostname),
+            "eos" => format!("{h}#"),
+            "junos" => format!("audit@{h}> "),
+            "onyx" => format!("{h} [standalone: master] # "),
+            "cumulus" => format!("cumulus@{h}:mgmt:~$ "),
+            "sonic" => format!("admin@{h}:~$ "),
+            "linux" => format!("root@{h}:~# "),
+            _ => format!("{h}# "),
+        }
+    }
+
+    /// What the platform's pager prints at the end of a page.
+    fn pager(&self) -> &'static str {
+        match self.platform.as_str() {
+            "junos" => "---(more)---",
+            "os10" => "--more--",
+            _ => " --More-- ",
         }
     }
 
@@ -263,7 +276,7 @@ impl Conn {
             out.extend_from_slice(&l);
             n += 1;
             if st.paging && page > 0 && n >= page && !st.pending.is_empty() {
-                out.extend_from_slice(b" --More-- ");
+                out.extend_from_slice(self.dev.pager().as_bytes());
                 break;
             }
         }
@@ -293,7 +306,10 @@ impl Conn {
             session.eof(id)?;
             session.close(id)?;
             return Ok(());
-        } else if cmd.starts_with("terminal length 0") || cmd == "set cli screen-length 0" {
+        } else if cmd.starts_with("terminal length 0")
+            || cmd == "set cli screen-length 0"
+            || cmd == "no cli session paging enable"
+        {
             st.paging = false;
             Vec::new()
         } else if cmd.starts_with("terminal width") || cmd.starts_with("terminal length") {

@@ -519,6 +519,7 @@ fn pager_at_end(tail: &str) -> bool {
         || lower.ends_with("-- more --")
         || lower.ends_with("<--- more --->")
         || lower.ends_with("(more)")
+        || (lower.starts_with("---(more") && lower.ends_with(")---"))
         || lower.ends_with("--more--\u{8}")
 }
 
@@ -719,6 +720,7 @@ mod tests {
     fn pager_and_ansi() {
         assert!(pager_at_end(" --More-- "));
         assert!(pager_at_end("<--- More --->"));
+        assert!(pager_at_end("---(more 45%)---"));
         assert!(!pager_at_end("leaf1# "));
         assert_eq!(clean(b"\x1b[7mab\x1b[m\r\nc"), "ab\nc");
         assert_eq!(clean(b"a\n\r          \r  mtu 9216\r\n"), "a\n  mtu 9216\n");

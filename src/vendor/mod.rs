@@ -5,9 +5,14 @@
 //! platform's defaults for absent lines (recorded with `default = true`), canonicalizes
 //! interface names, and reports references to things the file never defines.
 
+pub mod cumulus;
 pub mod eos;
+pub mod junos;
 pub mod linux;
 pub mod nxos;
+pub mod onyx;
+pub mod os10;
+pub mod sonic;
 pub mod util;
 
 use crate::model::{Device, Src, UndefinedRef};
@@ -44,6 +49,11 @@ pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
         "nxos" => nxos::build(dev, outs),
         "eos" => eos::build(dev, outs),
         "linux" => linux::build(dev, outs),
+        "cumulus" => cumulus::build(dev, outs),
+        "sonic" => sonic::build(dev, outs),
+        "junos" => junos::build(dev, outs),
+        "onyx" => onyx::build(dev, outs),
+        "os10" => os10::build(dev, outs),
         _ => BuildNotes::default(),
     }
 }
@@ -53,6 +63,11 @@ pub fn canonical_ifname(platform: &str, name: &str) -> String {
     match platform {
         "nxos" => nxos::canonical_ifname(name),
         "eos" => eos::canonical_ifname(name),
+        "cumulus" => cumulus::canonical_ifname(name),
+        "sonic" => sonic::canonical_ifname(name),
+        "junos" => junos::canonical_ifname(name),
+        "onyx" => onyx::canonical_ifname(name),
+        "os10" => os10::canonical_ifname(name),
         _ => name.to_string(),
     }
 }

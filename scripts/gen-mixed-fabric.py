@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Write the host side and the plan of fixtures/clean-mixed-fabric: a fabric mixing the NOSes
+fabric-audit reads besides NX-OS and EOS.
+
+  spine1 cumulus (NVUE)   spine2 junos
+  leaf1, leaf2 sonic      leaf3 onyx      leaf4 os10
+  gpu01, gpu02: eth2 -> leaf1, eth3 -> leaf2
+  gpu03, gpu04: eth2 -> leaf3, eth3 -> leaf4
+
+The GPU hosts are those of fixtures/clean-fabric with their LLDP neighbors rewritten to this
+cabling. Switch configs (configs/<switch>.*) are written by hand, one per platform, and are not
+touched here. Run from the repository root: python3 scripts/gen-mixed-fabric.py
+"""
+import json
+import re
+import os
+import shutil
+
+SRC = "fixtures/clean-fabric/devices"
+OUT = "fixtures/clean-mixed-fabric"
+
+SWITCHES = [
+    ("spine1", "cumulus", "spine"),
+    ("spine2", "junos", "spine"),
+    ("leaf1", "sonic", "leaf"),
+    ("leaf2", "sonic", "leaf"),
+    ("leaf3", "onyx", "leaf"),
+    ("leaf4", "os10", "leaf"),
+]
+# leaf -> (host ports in order of hosts, uplink to spine1, uplink to spine2)
+LEAF_PORTS = {
+    "leaf1": (["Ethernet0", "Ethernet8"], "Ethernet240", "Ethernet248"),
+    "leaf2": (["Ethernet0", "Ethernet8"], "Ethernet240", "Ethernet248"),
+    "leaf3": (["Eth1/1", "Eth1/2"], "Eth1/31", "Eth1/32"),
+    "leaf4": (["ethernet1/1/1", "ethernet1/1/2"], "ethernet1/1/31", "ethernet1/1/32"),
+}
+SPINE_PORTS = {
+    "spine1": ["swp1", "swp2", "swp3", "swp4"],
+    "spine2": ["et-0/0/0", "et-0/0/1", "et-0/0/2", "et-0/0/3"],
+}
+HOSTS = {
+    "gpu01": ("leaf1", "leaf2", 0),
+    "gpu02": ("leaf1", "leaf2", 1),
+    "gpu03": ("leaf3", "leaf4", 0),
+    "gpu04": ("leaf3", "leaf4", 1),
+}
+DESCR = {
+    "sonic": "SONiC Software Version: SONiC.202311.1 - HwSku: Mellanox-SN4700",
+    "onyx": "Mellanox Onyx SN2700 3.10.4000",
+    "os10": "Dell SmartFabric OS10 Enterprise 10.5.5.1",
+}
+PLATFORM = {n: p for n, p, _ in SWITCHES}
+
+
+def links():
+    out = []
+    for h, (a, b, i) in HOSTS.items():
+        out.append((f"{h}:eth2", f"{a}:{LEAF_PORTS[a][0][i]}"))
+        out.append((f"{h}:eth3", f"{b}:{LEAF_PORTS[b][0][i]}"))
+    for li, leaf in enumerate(["leaf1", "leaf2", "leaf3", "leaf4"]):
+        _, up1, up2 = LEAF_PORTS[leaf]
+        out.append((f"{leaf}:{up1}", f"spine1:{SPINE_PORTS['spine1'][li]}"))
+        out.append((f"{leaf}:{up2}", f"spine2:{SPINE_PORTS['spine2'][li]}"))
+    return out
+
+
+def write_fabric():
+    lines = [
+        "# Cabling plan and intent of the mixed-NOS fabric (scripts/gen-mixed-fabric.py).",
+        "[policy]",
+        "lossless_priorities = [3]",
+        "roce_dscp = 26",
+        "cnp_dscp = 48",
+        "mtu = 9000",
+        "",
+    ]
+    for n, p, r in SWITCHES:
+        lines += ["[[device]]", f'name = "{n}"', f'platform = "{p}"', f'role = "{r}"', ""]
+    for a, b in links():
+        lines += ["[[link]]", f'a = "{a}"', f'b = "{b}"', "cable_m = 3", ""]
+    with open(f"{OUT}/fabric.toml", "w") as f:
+        f.write("\n".join(lines))
+
+
+def rewrite_lldp(h, text):
+    d = json.loads(text)
+    a, b, i = HOSTS[h]
+    want = {"eth2": (a, LEAF_PORTS[a][0][i]), "eth3": (b, LEAF_PORTS[b][0][i])}
+    for item in d["lldp"]["interface"]:
+        for ifname, n in item.items():
+            if ifname not in want:
+                continue
+            sw, port = want[ifname]
+            (old, ch), = n["chassis"].items()
+            ch["descr"] = DESCR[PLATFORM[sw]]
+            n["chassis"] = {sw: ch}
+            n["port"]["id"]["value"] = port
+    return json.dumps(d, indent=2) + "\n"
+
+
+def write_hosts():
+    for h in HOSTS:
+        dst = f"{OUT}/devices/{h}"
+        if os.path.exists(dst):
+            shutil.rmtree(dst)
+        shutil.copytree(f"{SRC}/{h}", dst)
+        p = f"{dst}/lldpctl_-f_json.txt"
+        with open(p) as f:
+            text = f.read()
+        new = rewrite_lldp(h, text)
+        with open(p, "w") as f:
+            f.write(new)
+        # Keep device.toml's byte count of the rewritten file true.
+        meta = f"{dst}/device.toml"
+        with open(meta) as f:
+            m = f.read()
+        head, sep, tail = m.partition('cmd = "lldpctl -f json"')
+        tail = re.sub(r"bytes = \d+", f"bytes = {len(new.encode())}", tail, count=1)
+        with open(meta, "w") as f:
+            f.write(head + sep + tail)
+
+
+if __name__ == "__main__":
+    os.makedirs(f"{OUT}/configs", exist_ok=True)
+    write_fabric()
+    write_hosts()
