@@ -138,7 +138,8 @@ pub fn refuse_session(cmd: &str) -> Option<String> {
         ["terminal", "dont-ask"] | ["no", "page"] | ["screen-length", "0", "temporary"] => None,
         ["set", "cli", "screen-length", "0"] | ["set", "cli", "screen-width", _] => None,
         ["cli", "session", "paginate", "disable"]
-        | ["no", "cli", "session", "paginate", "enable"] => None,
+        | ["no", "cli", "session", "paginate", "enable"]
+        | ["no", "cli", "session", "paging", "enable"] => None,
         _ => Some(format!("{cmd:?} is not a known paging/terminal setting")),
     }
 }
