@@ -9,7 +9,13 @@ fabric-audit reads besides NX-OS and EOS.
 
 The GPU hosts are those of fixtures/clean-fabric with their LLDP neighbors rewritten to this
 cabling. Switch configs (configs/<switch>.*) are written by hand, one per platform, and are not
-touched here. Run from the repository root: python3 scripts/gen-mixed-fabric.py
+touched here.
+
+fixtures/demo-mixed-fabric is the clean mixed fabric with the faults of the rule cases listed in
+DEMO_CASES applied together (their edits, in order), and expected-faults.toml made from those
+cases' expectations; tests/mixed_fabric.rs checks that the audit reports every one of them.
+
+Run from the repository root: python3 scripts/gen-mixed-fabric.py
 """
 import json
 import re
@@ -120,7 +126,63 @@ def write_hosts():
             f.write(head + sep + tail)
 
 
+# Rule cases (fixtures/rules/<RULE>/<case>.toml) planted together in the demo, one or more per
+# platform of the mix.
+DEMO_CASES = []
+
+DEMO = "fixtures/demo-mixed-fabric"
+
+
+def toml_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_demo():
+    import tomllib
+    if os.path.exists(DEMO):
+        shutil.rmtree(DEMO)
+    shutil.copytree(OUT, DEMO)
+    faults = []
+    for case in DEMO_CASES:
+        with open(f"fixtures/rules/{case}.toml", "rb") as f:
+            c = tomllib.load(f)
+        for e in c.get("edit", []):
+            path = f"{DEMO}/{e['file']}"
+            with open(path) as f:
+                text = f.read()
+            if e["replace"] not in text:
+                raise SystemExit(f"{case}: edit does not apply to {e['file']}")
+            text = text.replace(e["replace"], e["with"], -1 if e.get("all") else 1)
+            with open(path, "w") as f:
+                f.write(text)
+        for a in c.get("add", []):
+            with open(f"{DEMO}/{a['file']}", "w") as f:
+                f.write(a["content"])
+        for r in c.get("remove", []):
+            os.remove(f"{DEMO}/{r}")
+        rule = case.split("/")[0]
+        for x in c.get("expect", []):
+            faults.append((c["description"], rule, x))
+    lines = [
+        "# The faults planted in the mixed-NOS demo fabric (scripts/gen-mixed-fabric.py, from the",
+        "# rule cases in DEMO_CASES) and the finding that must report each one.",
+        "",
+    ]
+    for desc, rule, x in faults:
+        lines += ["[[fault]]", f"description = {toml_str(desc)}", f'rule = "{rule}"',
+                  f'device = "{x["device"]}"']
+        if "interface" in x:
+            lines.append(f'interface = "{x["interface"]}"')
+        if "severity" in x:
+            lines.append(f'severity = "{x["severity"]}"')
+        lines.append("")
+    with open(f"{DEMO}/expected-faults.toml", "w") as f:
+        f.write("\n".join(lines))
+
+
 if __name__ == "__main__":
     os.makedirs(f"{OUT}/configs", exist_ok=True)
     write_fabric()
     write_hosts()
+    if DEMO_CASES:
+        write_demo()

@@ -56,7 +56,17 @@ pub fn load_parsers(dir: Option<&Path>) -> Result<std::sync::Arc<parser::Parsers
         Some(d) => {
             let mut files = embedded_files();
             files.extend(read_toml_dir(d)?);
-            compile(&files).map_err(|e| anyhow::anyhow!(e))
+            let parsers = compile(&files).map_err(|e| anyhow::anyhow!(e))?;
+            // A user's file is compiled whole now, so a pattern too large fails here, named.
+            let bad: Vec<String> = parsers
+                .platforms
+                .iter()
+                .flat_map(|p| p.compile_all())
+                .collect();
+            if !bad.is_empty() {
+                anyhow::bail!("invalid vendor parser file(s):\n  {}", bad.join("\n  "));
+            }
+            Ok(parsers)
         }
     }
 }

@@ -151,6 +151,10 @@ pub struct Device {
     /// A device whose input could not be used at all (reason).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Host-wide facts of a Linux host (GPUs, PCIe, boot settings, NVMe-oF, GPUDirect
+    /// Storage); absent on switches and on hosts none of whose outputs state any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<Host>,
 }
 
 /// Device-wide QoS facts that are not per interface.
@@ -231,6 +235,9 @@ pub struct Interface {
     /// RDMA/RoCE facts for host netdevs backed by an RDMA device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rdma: Option<Rdma>,
+    /// Hardware facts of a host NIC: PCIe function, NUMA node, PCIe link, counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nic: Option<Nic>,
     /// Engine-computed: this port is expected to carry RoCE (see `fabric::mark_roce_ports`).
     pub roce: bool,
     /// Engine-computed: an up switch Ethernet port that no link names, on a device that has
@@ -394,6 +401,370 @@ pub struct Rdma {
     /// Per-priority PFC pause counters present in `ethtool -S`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prio_pause_counters: Field<bool>,
+}
+
+/// Hardware facts of a host NIC (ethtool -i, sysfs, lspci, ethtool -S, RDMA hw_counters).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Nic {
+    /// PCI address of the NIC function (ethtool -i bus-info), e.g. 0000:0c:00.0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pci_address: Field<String>,
+    /// Kernel driver (mlx5_core, bnxt_en, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub driver: Field<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub firmware: Field<String>,
+    /// NUMA node of the PCIe function; -1 when the platform reports none (single node).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numa_node: Field<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcie: Option<PcieLink>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counters: Option<NicCounters>,
+}
+
+/// A PCIe link: what the device and slot can do against what was negotiated.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PcieLink {
+    /// Capability (LnkCap, max_link_speed/width): GT/s and lanes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cap_gts: Field<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cap_width: Field<u32>,
+    /// Negotiated (LnkSta, current_link_speed/width).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sta_gts: Field<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sta_width: Field<u32>,
+    /// Derived: the link trained below its capability in speed / in width.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speed_degraded: Field<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width_degraded: Field<bool>,
+}
+
+/// NIC counters, cumulative since the driver loaded (or the counters were cleared): ethtool -S
+/// (mlx5 names) and the RDMA device port's hw_counters.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct NicCounters {
+    /// Per priority 0-7: PFC PAUSE frames received / sent; null where the NIC has no counter
+    /// for the priority (mlx5 shows them only for priorities with PFC on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_prio_pause: Field<Vec<Option<u64>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx_prio_pause: Field<Vec<Option<u64>>>,
+    /// Per priority: time spent paused, microseconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_prio_pause_duration: Field<Vec<Option<u64>>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx_prio_pause_duration: Field<Vec<Option<u64>>>,
+    /// Per priority: packets dropped for lack of receive buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_prio_discards: Field<Vec<Option<u64>>>,
+    /// PFC stall (pause storm) prevention: warnings, and times it stopped sending PAUSE.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx_pause_storm_warning_events: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx_pause_storm_error_events: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_discards_phy: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx_discards_phy: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rx_out_of_buffer: Field<u64>,
+    /// Percent of the last second the NIC could not issue PCIe reads / writes for lack of
+    /// credits (PCIe back-pressure).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outbound_pci_stalled_rd: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outbound_pci_stalled_wr: Field<u64>,
+    /// RDMA transport errors and retransmissions (hw_counters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out_of_sequence: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packet_seq_err: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local_ack_timeout_err: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roce_adp_retrans: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out_of_buffer: Field<u64>,
+    /// DCQCN: CNPs sent (notification point), ECN-marked RoCE packets received, CNPs handled
+    /// and ignored (reaction point).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub np_cnp_sent: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub np_ecn_marked_roce_packets: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rp_cnp_handled: Field<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rp_cnp_ignored: Field<u64>,
+}
+
+/// Host-wide facts of a Linux host. Lists are `None` when the output that gives them was not
+/// collected and empty when it was and lists nothing. List items carry the `file` and `line`
+/// they were read from, so a finding about an item cites it.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Host {
+    /// Kernel command line (/proc/cmdline).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cmdline: Field<String>,
+    /// IOMMU mode the kernel command line asks for: off | pt | on | default (no parameter).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iommu: Field<String>,
+    /// Whether the IOMMU is active (gdscheck PLATFORM INFO).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iommu_active: Field<bool>,
+    /// CPU architecture: x86_64 | aarch64 (uname -m, gdscheck Platform).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arch: Field<String>,
+    /// True when the host's LLDP neighbors were collected (a RoCE port without a neighbor then
+    /// truly has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lldp: Field<bool>,
+    /// Boot-time files (systemd units, udev rules, NetworkManager/networkd dispatcher scripts,
+    /// if-up.d, rc.local) that apply RoCE QoS (mlnx_qos, cma_roce_tos/mode, ecn sysfs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qos_boot_files: Field<Vec<String>>,
+    /// Loaded kernel modules (/proc/modules).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub modules: Field<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpus: Option<Vec<Gpu>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pci: Option<Vec<PciFunction>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mounts: Option<Vec<Mount>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nvme: Option<Nvme>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gds: Option<Gds>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nccl: Option<Nccl>,
+}
+
+/// A GPU as `nvidia-smi topo -m` shows it, with its nearest RDMA NIC.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Gpu {
+    /// GPU0, GPU1, ...
+    pub name: String,
+    pub index: u32,
+    /// PCI address: nvidia-smi numbers GPUs in PCI bus order, so GPUn is the n-th NVIDIA GPU
+    /// function of lspci.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pci_address: Option<String>,
+    /// NUMA node (topo -m NUMA Affinity, else lspci); -1 when none is reported.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numa_node: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_affinity: Option<String>,
+    /// Relationship to each RDMA NIC (X, PIX, PXB, PHB, NODE, SYS, NV#).
+    pub nics: Vec<GpuNic>,
+    /// The RDMA netdev with the closest relationship, its relationship and NUMA node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nearest_nic: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nearest_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nearest_nic_numa: Option<i64>,
+    /// Derived: the GPU and its nearest NIC are on the same NUMA node (absent when either
+    /// node is unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numa_aligned: Option<bool>,
+    /// PCIe switch ports with ACS redirection on between this GPU and its nearest NIC or an
+    /// NVMe drive (lspci ACSCtl); `None` when lspci is not known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acs_bridges: Option<Vec<String>>,
+    pub file: String,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GpuNic {
+    /// RDMA device as topo -m names it (mlx5_0).
+    pub rdma: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub netdev: Option<String>,
+    pub path: String,
+}
+
+/// A PCI function (lspci -vvv), or a NIC known only from sysfs.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct PciFunction {
+    /// 0000:0c:00.0 (a netdev name when only sysfs knows the NIC).
+    pub address: String,
+    /// nic | gpu | nvme | bridge | other
+    pub kind: String,
+    /// lspci class and name: "Ethernet controller: Mellanox Technologies MT2910 ...".
+    pub description: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub driver: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub netdev: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numa_node: Option<i64>,
+    /// PCI Express port type: Endpoint, Upstream Port, Downstream Port, Root Port, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<PcieLink>,
+    /// ACS control bits that are on (SrcValid, ReqRedir, CmpltRedir, UpstreamFwd, ...); empty
+    /// when all are off; `None` without an ACS capability (or when it could not be read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acs_ctl: Option<Vec<String>>,
+    /// The bridge this function sits under.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// NICs: PCIe back-pressure, the larger of outbound_pci_stalled_rd/wr (percent).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stalled_pct: Option<u64>,
+    pub file: String,
+    pub line: u32,
+}
+
+/// A mounted file system (/proc/mounts).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Mount {
+    /// What is mounted: a block device, `host:/export`, a file-system name.
+    pub spec: String,
+    pub mountpoint: String,
+    pub fstype: String,
+    pub options: Vec<String>,
+    /// The gdscheck DRIVER CONFIGURATION entry this file system needs for GPUDirect Storage
+    /// (NFS, NVMe, NVMeOF, DDN EXAScaler, WekaFS, BeeGFS, IBM Spectrum Scale, ...), "none"
+    /// when this form of it cannot do GDS, absent for file systems GDS is not about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gds: Option<String>,
+    /// Why `gds` is "none".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gds_reason: Option<String>,
+    pub file: String,
+    pub line: u32,
+}
+
+/// NVMe (over Fabrics) initiator state.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Nvme {
+    /// nvme_core native multipath (/sys/module/nvme_core/parameters/multipath).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multipath: Field<bool>,
+    /// Subsystems and their paths (nvme list-subsys / show-topology).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subsystems: Option<Vec<NvmeSubsystem>>,
+    /// Fabrics controllers (/sys/class/nvme-fabrics/ctl/*).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controllers: Option<Vec<NvmeController>>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct NvmeSubsystem {
+    /// nvme-subsys0
+    pub name: String,
+    pub nqn: String,
+    /// Transport of its paths: pcie | rdma | tcp | fc | loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transport: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iopolicy: Option<String>,
+    pub paths: Vec<NvmePath>,
+    /// Paths whose controller is live.
+    pub live_paths: u32,
+    /// Paths in ANA state optimized; `None` when no output gave ANA states.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimized_paths: Option<u32>,
+    pub file: String,
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct NvmePath {
+    /// Controller: nvme0.
+    pub controller: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transport: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traddr: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// optimized | non-optimized | inaccessible | persistent-loss | change
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ana_state: Option<String>,
+}
+
+/// An NVMe over Fabrics controller and its reconnect/failover timers (seconds; -1 = off).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct NvmeController {
+    /// nvme0
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transport: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub traddr: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subsysnqn: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ctrl_loss_tmo: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reconnect_delay: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fast_io_fail_tmo: Option<i64>,
+    /// ToS the connection is made with (connect options, /etc/nvme/discovery.conf `--tos`);
+    /// -1 when the options were read and ask for none (the transport default applies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tos: Option<i64>,
+    pub file: String,
+    pub line: u32,
+}
+
+/// GPUDirect Storage platform check (`gdscheck -p`).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Gds {
+    /// GDS release version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub release: Field<String>,
+    /// nvidia_fs version as gdscheck reports it (the module is loaded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nvidia_fs: Field<String>,
+    /// DRIVER CONFIGURATION: per transport or file system, its status.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drivers: Option<Vec<GdsDriver>>,
+    /// Names of the DRIVER CONFIGURATION entries with GPUDirect support (Supported, or a
+    /// mode other than compat: nvfs, p2pdma, dmabuf, c2c).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supported: Option<Vec<String>>,
+    /// "Platform verification succeeded" (true) / "failed" (false).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform_verified: Field<bool>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GdsDriver {
+    /// NVMe, NVMeOF, NFS, DDN EXAScaler, WekaFS, ...
+    pub name: String,
+    /// Supported | Unsupported | a mode list (nvfs, compat)
+    pub status: String,
+    pub supported: bool,
+    pub file: String,
+    pub line: u32,
+}
+
+/// NCCL settings from /etc/nccl.conf; -1 = not set (NCCL's default applies).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Nccl {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ib_tc: Field<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ib_timeout: Field<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ib_retry_cnt: Field<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ib_gid_index: Field<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ib_hca: Field<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -93,6 +93,36 @@ pub fn full_interface() -> Interface {
         pfc_prevention_ms: s(100),
         prio_pause_counters: s(true),
     });
+    i.nic = Some(Nic {
+        pci_address: s("0000:0c:00.0".into()),
+        driver: s("mlx5_core".into()),
+        firmware: s("28.41.1000".into()),
+        numa_node: s(0),
+        pcie: Some(full_pcie_link()),
+        counters: Some(NicCounters {
+            rx_prio_pause: s(vec![Some(0); 8]),
+            tx_prio_pause: s(vec![Some(0); 8]),
+            rx_prio_pause_duration: s(vec![Some(0); 8]),
+            tx_prio_pause_duration: s(vec![Some(0); 8]),
+            rx_prio_discards: s(vec![Some(0); 8]),
+            tx_pause_storm_warning_events: s(0),
+            tx_pause_storm_error_events: s(0),
+            rx_discards_phy: s(0),
+            tx_discards_phy: s(0),
+            rx_out_of_buffer: s(0),
+            outbound_pci_stalled_rd: s(0),
+            outbound_pci_stalled_wr: s(0),
+            out_of_sequence: s(0),
+            packet_seq_err: s(0),
+            local_ack_timeout_err: s(0),
+            roce_adp_retrans: s(0),
+            out_of_buffer: s(0),
+            np_cnp_sent: s(0),
+            np_ecn_marked_roce_packets: s(0),
+            rp_cnp_handled: s(0),
+            rp_cnp_ignored: s(0),
+        }),
+    });
     i.lldp_in_fabric = Some(true);
     i.lldp_peer = Some("x:y".into());
     i.planned_peer = Some("x:y".into());
@@ -118,6 +148,56 @@ pub fn full_device() -> Device {
         platform_reason: "x".into(),
         parse: vec![],
         error: Some("x".into()),
+        host: Some(full_host()),
+    }
+}
+
+fn full_pcie_link() -> PcieLink {
+    PcieLink {
+        cap_gts: s(32.0),
+        cap_width: s(16),
+        sta_gts: s(32.0),
+        sta_width: s(16),
+        speed_degraded: s(false),
+        width_degraded: s(false),
+    }
+}
+
+/// Host facts with every optional field set (list items are not path-checked: one of each).
+pub fn full_host() -> Host {
+    Host {
+        cmdline: s("x".into()),
+        iommu: s("off".into()),
+        iommu_active: s(false),
+        arch: s("x86_64".into()),
+        lldp: s(true),
+        qos_boot_files: s(vec![]),
+        modules: s(vec![]),
+        gpus: Some(vec![Gpu::default()]),
+        pci: Some(vec![PciFunction {
+            link: Some(full_pcie_link()),
+            ..Default::default()
+        }]),
+        mounts: Some(vec![Mount::default()]),
+        nvme: Some(Nvme {
+            multipath: s(true),
+            subsystems: Some(vec![NvmeSubsystem::default()]),
+            controllers: Some(vec![NvmeController::default()]),
+        }),
+        gds: Some(Gds {
+            release: s("x".into()),
+            nvidia_fs: s("x".into()),
+            drivers: Some(vec![GdsDriver::default()]),
+            supported: Some(vec![]),
+            platform_verified: s(true),
+        }),
+        nccl: Some(Nccl {
+            ib_tc: s(-1),
+            ib_timeout: s(-1),
+            ib_retry_cnt: s(-1),
+            ib_gid_index: s(-1),
+            ib_hca: s("x".into()),
+        }),
     }
 }
 

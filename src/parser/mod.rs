@@ -15,6 +15,7 @@ use regex_automata::{Input, meta};
 use spec::{CommandSpec, PlatformSpec};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 use std::fmt::Write as _;
 
 /// A load error in a parser file, with its position.
@@ -77,9 +78,11 @@ enum ParentRule {
 #[derive(Debug)]
 struct Pattern {
     action: Action,
-    regex: Regex,
-    /// The same pattern for searches with caller-held caches (see `Scratch`).
-    meta: meta::Regex,
+    /// The regex as written (syntax checked when the file loads).
+    src: String,
+    /// Compiled on first use: an audit compiles only the commands its snapshot holds, which
+    /// keeps start-up short with every platform's files embedded.
+    compiled: OnceLock<meta::Regex>,
     /// Literal the trimmed line must start with (derived from the regex).
     prefix: String,
     /// The first (up to 8) bytes of `prefix` as a little-endian word, and the mask of those
@@ -93,13 +96,89 @@ struct Pattern {
     names: Vec<Option<String>>,
 }
 
-/// The pattern as a `regex_automata` meta regex. It compiled as a `Regex` already, and the
-/// two crates share one syntax, so this cannot fail; a failure would only cost the fast path.
-fn meta_of(re: &Regex) -> meta::Regex {
-    match meta::Regex::new(re.as_str()) {
-        Ok(m) => m,
-        Err(_) => meta::Regex::new_many::<&str>(&[])
-            .unwrap_or_else(|_| unreachable!("an empty pattern set always compiles")),
+/// Size limit of one compiled pattern (as the file loader has always used).
+const PATTERN_SIZE_LIMIT: usize = 1 << 22;
+
+/// Compile a pattern whose syntax was checked at load. Only a pattern beyond the size limit
+/// can fail here; it then matches nothing (`Platform::compile_all` reports it, and a test runs
+/// that over every embedded file).
+fn build_meta(src: &str) -> Result<meta::Regex, String> {
+    meta::Builder::new()
+        .configure(meta::Config::new().nfa_size_limit(Some(PATTERN_SIZE_LIMIT)))
+        .build(src)
+        .map_err(|e| e.to_string())
+}
+
+impl Pattern {
+    fn new(src: &str, action: Action, parent: ParentRule, names: Vec<Option<String>>) -> Self {
+        Pattern {
+            action,
+            src: src.to_string(),
+            compiled: OnceLock::new(),
+            prefix: literal_prefix(src),
+            head: 0,
+            head_mask: 0,
+            literal: None,
+            parent,
+            names,
+        }
+    }
+
+    fn re(&self) -> &meta::Regex {
+        self.compiled.get_or_init(|| {
+            build_meta(&self.src).unwrap_or_else(|_| {
+                meta::Regex::new_many::<&str>(&[])
+                    .unwrap_or_else(|_| unreachable!("an empty pattern set always compiles"))
+            })
+        })
+    }
+}
+
+/// Check a pattern's syntax and read its capture names without compiling it.
+fn check_syntax(
+    file: &str,
+    text: &str,
+    re: &toml::Spanned<String>,
+    errors: &mut Vec<SpecError>,
+) -> Option<Vec<Option<String>>> {
+    match regex_syntax::Parser::new().parse(re.get_ref()) {
+        Ok(hir) => {
+            let mut names = vec![None];
+            capture_names(&hir, &mut names);
+            Some(names)
+        }
+        Err(e) => {
+            let (line, col) = line_col(text, re.span().start);
+            errors.push(SpecError {
+                file: file.into(),
+                line,
+                col,
+                msg: format!("bad regex: {e}"),
+            });
+            None
+        }
+    }
+}
+
+/// Capture names by group index, from a parsed pattern.
+fn capture_names(hir: &regex_syntax::hir::Hir, out: &mut Vec<Option<String>>) {
+    use regex_syntax::hir::HirKind;
+    match hir.kind() {
+        HirKind::Capture(c) => {
+            let i = c.index as usize;
+            if out.len() <= i {
+                out.resize(i + 1, None);
+            }
+            out[i] = c.name.as_deref().map(String::from);
+            capture_names(&c.sub, out);
+        }
+        HirKind::Repetition(r) => capture_names(&r.sub, out),
+        HirKind::Concat(v) | HirKind::Alternation(v) => {
+            for h in v {
+                capture_names(h, out);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -606,6 +685,21 @@ impl Platform {
         })
     }
 
+    /// Compile every pattern now; returns those that cannot be (only the size limit can refuse
+    /// a pattern whose syntax loaded). Audits compile lazily; this is for checks and tests.
+    pub fn compile_all(&self) -> Vec<String> {
+        let mut bad = Vec::new();
+        for c in &self.commands {
+            for p in &c.patterns {
+                if let Err(e) = build_meta(&p.src) {
+                    bad.push(format!("{} {:?} pattern {:?}: {e}", self.source, c.cmd, p.src));
+                }
+                let _ = p.re();
+            }
+        }
+        bad
+    }
+
     /// Replace every secret the platform's `redact` patterns find (their first capture group,
     /// or the whole match) with `<redacted>`; returns the text and how many were replaced.
     pub fn redact(&self, text: &str) -> (String, usize) {
@@ -735,7 +829,7 @@ impl Command {
         let mut patterns = Vec::new();
         let n_before = errors.len();
         for r in &records {
-            let Some(regex) = compile_regex(file, text, &r.regex, errors) else {
+            let Some(names) = check_syntax(file, text, &r.regex, errors) else {
                 continue;
             };
             let parent = match &r.parent {
@@ -767,18 +861,12 @@ impl Command {
                     }
                 }
             };
-            let names = regex.capture_names().map(|n| n.map(String::from)).collect();
-            patterns.push(Pattern {
-                action: Action::Record(kind_idx(&r.kind).unwrap_or(0)),
-                prefix: literal_prefix(r.regex.get_ref()),
-                head: 0,
-                head_mask: 0,
-                literal: None,
-                meta: meta_of(&regex),
-                regex,
+            patterns.push(Pattern::new(
+                r.regex.get_ref(),
+                Action::Record(kind_idx(&r.kind).unwrap_or(0)),
                 parent,
                 names,
-            });
+            ));
         }
         let ignores = ignore_lines
             .iter()
@@ -790,21 +878,12 @@ impl Command {
                     .map(|u| (&u.start, Action::IgnoreUntil(u.end.clone()))),
             );
         for (re, action) in ignores {
-            let Some(regex) = compile_regex(file, text, re, errors) else {
+            let Some(names) = check_syntax(file, text, re, errors) else {
                 continue;
             };
-            let names = regex.capture_names().map(|n| n.map(String::from)).collect();
-            patterns.push(Pattern {
-                literal: plain_literal(re.get_ref()),
-                prefix: literal_prefix(re.get_ref()),
-                head: 0,
-                head_mask: 0,
-                action,
-                meta: meta_of(&regex),
-                regex,
-                parent: ParentRule::Any,
-                names,
-            });
+            let mut p = Pattern::new(re.get_ref(), action, ParentRule::Any, names);
+            p.literal = plain_literal(re.get_ref());
+            patterns.push(p);
         }
         if errors.len() > n_before {
             return None;
@@ -817,7 +896,7 @@ impl Command {
             match p.prefix.as_bytes().first() {
                 Some(&b) => dispatch[b as usize].push(i as u16),
                 None => {
-                    let first = first_bytes(p.regex.as_str());
+                    let first = first_bytes(&p.src);
                     for (b, d) in dispatch.iter_mut().enumerate() {
                         if first.as_ref().is_none_or(|set| set.contains(&(b as u8))) {
                             d.push(i as u16);
@@ -855,7 +934,7 @@ impl Command {
                 ParentRule::TopLevel => parent_kind.is_none(),
                 ParentRule::Kinds(ks) => parent_kind.is_some_and(|k| ks.contains(&k)),
             };
-            parent_ok && line.starts_with(p.prefix.as_str()) && p.regex.is_match(line)
+            parent_ok && line.starts_with(p.prefix.as_str()) && p.re().is_match(line)
         })
     }
 
@@ -896,12 +975,12 @@ impl Command {
                 caches: self
                     .patterns
                     .iter()
-                    .map(|p| p.meta.create_cache())
+                    .map(|p| p.re().create_cache())
                     .collect(),
                 caps: self
                     .patterns
                     .iter()
-                    .map(|p| p.meta.create_captures())
+                    .map(|p| p.re().create_captures())
                     .collect(),
             });
         self.parse_lines(text, &mut out, &mut scratch);
@@ -1013,7 +1092,7 @@ impl Command {
                             Some(Literal::Exact(lit)) => trimmed == lit,
                             Some(Literal::Prefix) => true,
                             None => p
-                                .meta
+                                .re()
                                 .search_half_with(
                                     &mut scratch.caches[pi as usize],
                                     &Input::new(trimmed).earliest(true),
@@ -1030,13 +1109,18 @@ impl Command {
                         break;
                     }
                     Action::IgnoreUntil(end_t) => {
-                        let Some(caps) = p.regex.captures(trimmed) else {
+                        let mut caps = p.re().create_captures();
+                        p.re().captures(trimmed, &mut caps);
+                        let Some(whole) = caps.get_match() else {
                             continue;
                         };
                         matched = true;
-                        let delim = caps.name("delim").map(|m| regex::escape(m.as_str()));
+                        let delim = caps
+                            .get_group_by_name("delim")
+                            .and_then(|m| trimmed.get(m.range()))
+                            .map(regex::escape);
                         let end_re = end_t.replace("{delim}", delim.as_deref().unwrap_or(""));
-                        let rest = &trimmed[caps.get(0).map_or(0, |m| m.end())..];
+                        let rest = trimmed.get(whole.end()..).unwrap_or("");
                         if let Ok(re) = Regex::new(&end_re) {
                             // A one-line block holds its own end after the opening.
                             if !(delim.is_some() && re.is_match(rest)) {
@@ -1048,7 +1132,7 @@ impl Command {
                     Action::Record(_) => {}
                 }
                 let caps = &mut scratch.caps[pi as usize];
-                p.meta.search_captures_with(
+                p.re().search_captures_with(
                     &mut scratch.caches[pi as usize],
                     &Input::new(trimmed),
                     caps,
@@ -1217,6 +1301,17 @@ impl<'t> Parsed<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_embedded_pattern_compiles() {
+        let parsers = crate::load_parsers(None).unwrap();
+        let bad: Vec<String> = parsers
+            .platforms
+            .iter()
+            .flat_map(|p| p.compile_all())
+            .collect();
+        assert!(bad.is_empty(), "{bad:#?}");
+    }
 
     #[test]
     fn first_byte_sets() {

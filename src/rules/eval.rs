@@ -195,6 +195,8 @@ struct DeviceHead<'a> {
     parse: &'a [crate::model::FileParse],
     #[serde(skip_serializing_if = "Option::is_none")]
     error: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    host: &'a Option<crate::model::Host>,
 }
 
 fn head(d: &Device) -> DeviceHead<'_> {
@@ -209,6 +211,7 @@ fn head(d: &Device) -> DeviceHead<'_> {
         platform_reason: &d.platform_reason,
         parse: &d.parse,
         error: &d.error,
+        host: &d.host,
     }
 }
 

@@ -1,14 +1,145 @@
-//! cumulus: platform semantics (being written; until then a cumulus device parses to no facts, and
-//! every rule that needs one reports that it could not decide).
+//! Platform semantics for NVIDIA Cumulus Linux (patterns in `vendor-parsers/cumulus.toml`).
+//!
+//! Cumulus states its QoS intent in one of three forms: the NVUE revision of 5.x
+//! (`nv config show`, /etc/nvue.d/startup.yaml, or `nv config show -o json`), the datapath file
+//! /etc/cumulus/datapath/traffic.conf of 3.x/4.x, and NCLU `net show configuration commands`
+//! (interfaces only; NCLU has no QoS). All three fill one intent (`intent`), which `apply`
+//! resolves into the model with Cumulus's defaults (the RoCE profile that `nv set qos roce`
+//! brings, the default-global profiles, the 9216 MTU) marked `default = true`. The NVUE `nv show`
+//! outputs then add running state (`show`): a value in their operational column replaces the
+//! intent, so the audit judges what the switch runs and cites the line that shows it.
+//!
+//! Layout: `tree` rebuilds the NVUE object tree from YAML records or JSON, `nvue` reads it,
+//! `legacy` reads traffic.conf and NCLU, `intent` holds what they state, `apply` resolves it,
+//! `show` overlays the state outputs. Evidence markers follow RULES-CATALOG.md §0.1.
+
+mod apply;
+mod intent;
+mod legacy;
+mod nvue;
+mod show;
+mod tree;
 
 use super::{BuildNotes, Output};
-use crate::model::Device;
+use crate::model::{Device, UndefinedRef};
 
-pub fn build(_dev: &mut Device, _outs: &[Output]) -> BuildNotes {
-    BuildNotes::default()
+pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
+    let mut notes = BuildNotes::default();
+    let mut cfg = intent::Cfg::default();
+    // Intent first, oldest form first, so a later form of the same device wins.
+    for id in [
+        "traffic-conf",
+        "nclu-commands",
+        "nv-config-show",
+        "nv-config-show-json",
+    ] {
+        for (oi, o) in outs.iter().enumerate().filter(|(_, o)| o.cmd.id == id) {
+            match id {
+                "traffic-conf" => legacy::traffic_conf(o, oi, &mut cfg),
+                "nclu-commands" => legacy::nclu(o, &mut cfg),
+                "nv-config-show" => nvue::read(&tree::from_records(o), o, &mut cfg),
+                _ => {
+                    // the engine has checked it is JSON; read it again with line numbers
+                    if o.parsed.json.is_some()
+                        && let Some(t) = tree::from_json(o.parsed.text())
+                    {
+                        nvue::read(&t, o, &mut cfg);
+                    }
+                }
+            }
+        }
+    }
+    // Profiles an interface names that the config never defines (the port then uses the
+    // default-global profile).
+    for f in &cfg.ifaces {
+        for (family, p) in &f.profiles {
+            if cfg.has_profile(family, &p.v) {
+                continue;
+            }
+            if let Some(oi) = outs.iter().position(|o| o.file == p.src.file) {
+                notes.undefined.push((
+                    oi,
+                    UndefinedRef {
+                        kind: format!("qos {family} profile"),
+                        name: p.v.clone(),
+                        line: p.src.line,
+                    },
+                ));
+            }
+        }
+    }
+    for (oi, kind, name, line) in &cfg.refs {
+        notes.undefined.push((
+            *oi,
+            UndefinedRef {
+                kind: kind.to_string(),
+                name: name.clone(),
+                line: *line,
+            },
+        ));
+    }
+    let ports = apply::apply(dev, &cfg);
+    show::overlay(dev, outs, &ports);
+    notes
 }
 
-/// Interface names as the platform prints them.
+/// Interface names as Cumulus prints them (swp1, swp1s0, bond1, eth0, lo): kept, lowercased.
 pub fn canonical_ifname(name: &str) -> String {
-    name.to_string()
+    name.trim().trim_matches('"').to_ascii_lowercase()
+}
+
+/// Model interface kind from the name, or from the NVUE `type` when the config gives one.
+fn kind_of(name: &str, typ: Option<&str>) -> &'static str {
+    match typ {
+        Some("swp") => return "ethernet",
+        Some("bond") | Some("peerlink") => return "port-channel",
+        Some("loopback") => return "loopback",
+        Some("eth") => return "mgmt",
+        Some("svi") => return "vlan",
+        Some("vxlan") => return "tunnel",
+        Some("sub") | Some("bridge") => return "other",
+        _ => {}
+    }
+    let n = name.to_ascii_lowercase();
+    let digits_after = |p: &str| {
+        n.strip_prefix(p)
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()))
+    };
+    if n.contains('.') {
+        "other"
+    } else if digits_after("swp") {
+        "ethernet"
+    } else if n.starts_with("bond") || n == "peerlink" {
+        "port-channel"
+    } else if n == "lo" {
+        "loopback"
+    } else if digits_after("eth") {
+        "mgmt"
+    } else if digits_after("vlan") {
+        "vlan"
+    } else if n.starts_with("vni") || n.starts_with("vxlan") {
+        "tunnel"
+    } else {
+        "other"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_kinds() {
+        assert_eq!(canonical_ifname("SWP1"), "swp1");
+        assert_eq!(kind_of("swp1", None), "ethernet");
+        assert_eq!(kind_of("swp1s0", None), "ethernet");
+        assert_eq!(kind_of("swp1.100", None), "other");
+        assert_eq!(kind_of("bond1", None), "port-channel");
+        assert_eq!(kind_of("peerlink", None), "port-channel");
+        assert_eq!(kind_of("eth0", None), "mgmt");
+        assert_eq!(kind_of("lo", None), "loopback");
+        assert_eq!(kind_of("vlan10", None), "vlan");
+        assert_eq!(kind_of("uplink", Some("bond")), "port-channel");
+        assert_eq!(kind_of("br_default", None), "other");
+    }
 }

@@ -9,9 +9,17 @@
 //! subset of outputs: whatever no output states stays unknown (link pause is never assumed).
 //! A per-device output whose RDMA device no output maps to a netdev is reported as an
 //! undefined `rdma-device` reference, because its values cannot be attached to any port.
+//! Host-wide outputs (PCIe tree and GPUs, boot settings, NVMe-oF, GPUDirect Storage) fill
+//! `Device.host` in the submodules `hw`, `boot` and `storage`.
+
+mod boot;
+mod hw;
+mod storage;
 
 use super::{BuildNotes, Output};
-use crate::model::{Device, Interface, LldpNeighbor, Rdma, Src, UndefinedRef, known};
+use crate::model::{
+    Device, Host, Interface, LldpNeighbor, ParseStatus, Rdma, Src, UndefinedRef, known,
+};
 use serde_json::Value;
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
@@ -58,6 +66,15 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     for (_, o) in with_ids(outs, &["sysfs-ecn"]) {
         sysfs_ecn(dev, o);
     }
+    for (_, o) in with_ids(outs, &["ethtool-driver"]) {
+        hw::ethtool_driver(dev, o);
+    }
+    for (_, o) in with_ids(outs, &["ethtool-stats"]) {
+        hw::ethtool_stats(dev, o);
+    }
+    for (_, o) in with_ids(outs, &["sysfs-pci"]) {
+        hw::sysfs_pci(dev, o);
+    }
 
     // 4. per-RDMA-device outputs
     for (i, o) in with_ids(outs, &["cma-roce-tos", "cma-roce-mode"]) {
@@ -69,6 +86,9 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     for (_, o) in with_ids(outs, &["ibv_devinfo"]) {
         ibv_devinfo(dev, &map, None, o, &mut notes);
     }
+    for (i, o) in with_ids(outs, &["sysfs-hw-counters"]) {
+        hw::hw_counters(dev, &map, i, o, &mut notes);
+    }
 
     // 5. LLDP
     for (_, o) in with_ids(outs, &["lldpctl-json", "lldpctl-json0"]) {
@@ -78,10 +98,36 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             }
         }
     }
+    let mut lldp: Option<Src> = None;
+    for (_, o) in with_ids(outs, &["lldpctl-json", "lldpctl-json0"]) {
+        if o.parsed.json.is_some() {
+            lldp.get_or_insert(o.src(1));
+        }
+    }
     for (_, o) in with_ids(outs, &["lldpctl-keyvalue"]) {
+        if o.parsed.status != ParseStatus::Failed {
+            lldp.get_or_insert(o.src(1));
+        }
         for (ifname, nb) in lldp_keyvalue(o) {
             set_neighbor(dev, &ifname, nb);
         }
+    }
+
+    // 6. host-wide facts (PCIe tree and GPUs, boot settings, storage)
+    let host_outs: Vec<&Output> = outs
+        .iter()
+        .filter(|o| o.parsed.status != ParseStatus::Failed)
+        .collect();
+    let mut host = Host::default();
+    let mut found = hw::pcie_and_gpus(dev, &map, &mut host, &host_outs);
+    found |= boot::boot(&mut host, &host_outs);
+    found |= storage::storage(&mut host, &host_outs);
+    if let Some(src) = lldp {
+        host.lldp = known(true, &src);
+        found = true;
+    }
+    if found {
+        dev.host = Some(host);
     }
     notes
 }
