@@ -109,6 +109,28 @@ fn host_nic(name: &str) -> Interface {
         pfc_prevention_ms: k(100),
         prio_pause_counters: k(true),
     });
+    i.lldp_neighbor = Some(LldpNeighbor {
+        device: "leaf1".into(),
+        port: "Ethernet1/1".into(),
+        src: Some(src()),
+    });
+    i.lldp_in_fabric = Some(true);
+    i.nic = Some(Nic {
+        counters: Some(NicCounters {
+            out_of_sequence: k(0),
+            packet_seq_err: k(0),
+            local_ack_timeout_err: k(0),
+            roce_adp_retrans: k(0),
+            out_of_buffer: k(0),
+            rx_discards_phy: k(0),
+            tx_pause_storm_error_events: k(0),
+            np_cnp_sent: k(1200),
+            np_ecn_marked_roce_packets: k(1500),
+            rp_cnp_ignored: k(0),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
     i
 }
 
@@ -131,6 +153,26 @@ fn fabric() -> Fabric {
         ..Default::default()
     };
     host.interfaces = vec![host_nic("eth2")];
+    // A host without GPUs or NVMe-oF storage, with everything the host rules read collected.
+    let facts = host.host.get_or_insert_with(Default::default);
+    facts.lldp = k(true);
+    facts.arch = k("x86_64".into());
+    facts.iommu = k("pt".into());
+    facts.iommu_active = k(false);
+    facts.qos_boot_files = k(vec!["/etc/systemd/system/roce-qos.service".into()]);
+    facts.gpus = Some(vec![]);
+    facts.pci = Some(vec![]);
+    facts.nccl = Some(Nccl {
+        ib_tc: k(106),
+        ib_timeout: k(22),
+        ib_retry_cnt: k(7),
+        ..Default::default()
+    });
+    facts.nvme = Some(Nvme {
+        multipath: k(true),
+        subsystems: Some(vec![]),
+        controllers: Some(vec![]),
+    });
     let rules = load_rules(None).unwrap();
     let mut f = Fabric {
         devices: vec![leaf, host],
