@@ -51,7 +51,7 @@ pub fn render(r: &Rule) -> String {
 
 pub fn list(rs: &RuleSet, format: Format) -> String {
     match format {
-        Format::Json => {
+        Format::Json | Format::Model => {
             let v: Vec<serde_json::Value> = rs
                 .rules
                 .iter()

@@ -23,7 +23,9 @@ struct Fault {
 }
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
 }
 
 fn audit(dir: &Path) -> (Option<i32>, serde_json::Value) {
@@ -67,10 +69,9 @@ fn clean_mixed_fabric_has_no_error_and_no_warning() {
 #[test]
 fn demo_mixed_fabric_reports_every_planted_fault() {
     let dir = fixture("demo-mixed-fabric");
-    let exp: Expected = toml::from_str(
-        &std::fs::read_to_string(dir.join("expected-faults.toml")).unwrap(),
-    )
-    .unwrap();
+    let exp: Expected =
+        toml::from_str(&std::fs::read_to_string(dir.join("expected-faults.toml")).unwrap())
+            .unwrap();
     assert!(!exp.fault.is_empty());
     let (code, v) = audit(&dir);
     assert_eq!(code, Some(1));
@@ -81,7 +82,10 @@ fn demo_mixed_fabric_reports_every_planted_fault() {
             f["rule"] == fault.rule.as_str()
                 && f["device"] == fault.device.as_str()
                 && fault.severity.as_deref().is_none_or(|s| f["severity"] == s)
-                && fault.interface.as_deref().is_none_or(|i| f["interface"] == i)
+                && fault
+                    .interface
+                    .as_deref()
+                    .is_none_or(|i| f["interface"] == i)
         });
         if !hit {
             missing.push(format!(
@@ -104,5 +108,9 @@ fn demo_mixed_fabric_reports_every_planted_fault() {
         })
         .map(describe)
         .collect();
-    assert!(wrong.is_empty(), "errors on correct devices:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "errors on correct devices:\n{}",
+        wrong.join("\n")
+    );
 }

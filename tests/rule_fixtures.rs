@@ -220,7 +220,10 @@ fn every_rule_case_fires_where_expected() {
     let only = std::env::var("FA_CASES").ok();
     let all: Vec<(String, PathBuf)> = cases()
         .into_iter()
-        .filter(|(_, p)| only.as_deref().is_none_or(|o| p.to_string_lossy().contains(o)))
+        .filter(|(_, p)| {
+            only.as_deref()
+                .is_none_or(|o| p.to_string_lossy().contains(o))
+        })
         .collect();
     // Cases are independent processes on their own copies: run them on every core.
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
@@ -319,4 +322,54 @@ fn every_rule_has_a_firing_case() {
         missing.is_empty(),
         "rules without a firing fixture in fixtures/rules/: {missing:?}"
     );
+}
+
+/// Each rule's `platforms` list is a claim: for every platform named there, a firing case
+/// written in that platform exists (`fixtures/rules/<RULE>/<platform>-*.toml`), and no case is
+/// written for a platform the rule does not claim.
+#[test]
+fn every_claimed_platform_has_a_firing_case() {
+    let rules = fabric_audit::audit::load_rules(None).unwrap();
+    let mut have: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut errs = Vec::new();
+    for (id, path) in cases() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let case: Case = match toml::from_str(&text) {
+            Ok(c) => c,
+            Err(e) => {
+                errs.push(format!("{}: {e}", path.display()));
+                continue;
+            }
+        };
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if !stem.starts_with(&format!("{}-", case.platform)) {
+            errs.push(format!(
+                "{}: a case written in {} is named {}-<slug>.toml",
+                path.display(),
+                case.platform,
+                case.platform
+            ));
+        }
+        match rules.get(&id) {
+            None => errs.push(format!("{}: no rule {id}", path.display())),
+            Some(r) if !r.spec.platforms.contains(&case.platform) => errs.push(format!(
+                "{}: rule {id} does not list platform {} (scripts/add-rule-platform)",
+                path.display(),
+                case.platform
+            )),
+            Some(_) => {}
+        }
+        *have.entry((id, case.platform)).or_default() += 1;
+    }
+    for r in &rules.rules {
+        for p in &r.spec.platforms {
+            if !have.contains_key(&(r.spec.id.clone(), p.clone())) {
+                errs.push(format!(
+                    "{} claims {p} but has no fixtures/rules/{}/{p}-*.toml",
+                    r.spec.id, r.spec.id
+                ));
+            }
+        }
+    }
+    assert!(errs.is_empty(), "{}", errs.join("\n"));
 }

@@ -15,8 +15,8 @@ use regex_automata::{Input, meta};
 use spec::{CommandSpec, PlatformSpec};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::OnceLock;
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
 /// A load error in a parser file, with its position.
 #[derive(Debug, thiserror::Error)]
@@ -692,7 +692,10 @@ impl Platform {
         for c in &self.commands {
             for p in &c.patterns {
                 if let Err(e) = build_meta(&p.src) {
-                    bad.push(format!("{} {:?} pattern {:?}: {e}", self.source, c.cmd, p.src));
+                    bad.push(format!(
+                        "{} {:?} pattern {:?}: {e}",
+                        self.source, c.cmd, p.src
+                    ));
                 }
                 let _ = p.re();
             }

@@ -9,11 +9,19 @@ use crate::audit::Audit;
 pub enum Format {
     Table,
     Json,
+    /// The normalized model every rule reads (devices, interfaces, links, policy), each fact
+    /// with the file and line it came from: for "why does the tool think that?".
+    Model,
 }
 
 pub fn render(audit: &Audit, format: Format, color: bool) -> String {
     match format {
         Format::Table => table::render(audit, color),
         Format::Json => json::render(audit),
+        Format::Model => {
+            serde_json::to_string_pretty(&audit.fabric)
+                .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
+                + "\n"
+        }
     }
 }

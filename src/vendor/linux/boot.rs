@@ -11,9 +11,8 @@ pub fn iommu_mode(cmdline: &str) -> &'static str {
         .split_whitespace()
         .map(|t| t.split_once('=').unwrap_or((t, "")))
         .collect();
-    let has = |k: &str, pred: &dyn Fn(&str) -> bool| {
-        params.iter().any(|(pk, pv)| *pk == k && pred(pv))
-    };
+    let has =
+        |k: &str, pred: &dyn Fn(&str) -> bool| params.iter().any(|(pk, pv)| *pk == k && pred(pv));
     let first = |v: &str| v.split(',').next().unwrap_or("").to_string();
     if has("iommu", &|v| v == "off")
         || has("intel_iommu", &|v| first(v) == "off")
@@ -21,14 +20,20 @@ pub fn iommu_mode(cmdline: &str) -> &'static str {
     {
         "off"
     } else if has("iommu", &|v| v == "pt")
-        || has("iommu.passthrough", &|v| matches!(v, "1" | "on" | "y" | "Y"))
+        || has("iommu.passthrough", &|v| {
+            matches!(v, "1" | "on" | "y" | "Y")
+        })
         || has("amd_iommu", &|v| first(v) == "pt")
     {
         "pt"
     } else if has("intel_iommu", &|v| first(v) == "on")
-        || has("amd_iommu", &|v| matches!(first(v).as_str(), "on" | "force_isolation"))
+        || has("amd_iommu", &|v| {
+            matches!(first(v).as_str(), "on" | "force_isolation")
+        })
         || has("iommu", &|v| matches!(v, "on" | "force" | "nopt"))
-        || has("iommu.passthrough", &|v| matches!(v, "0" | "off" | "n" | "N"))
+        || has("iommu.passthrough", &|v| {
+            matches!(v, "0" | "off" | "n" | "N")
+        })
     {
         "on"
     } else {

@@ -315,8 +315,7 @@ fn lspci_funcs(o: &Output) -> Vec<Func> {
         match p.kind(r) {
             "numa" => f.pf.numa_node = p.num(r, "n"),
             "bus" => {
-                if let (Some(sec), Some(sub)) = (hex_u8(p.get(r, "sec")), hex_u8(p.get(r, "sub")))
-                {
+                if let (Some(sec), Some(sub)) = (hex_u8(p.get(r, "sec")), hex_u8(p.get(r, "sub"))) {
                     f.range = Some((sec, sub));
                 }
             }
@@ -381,7 +380,10 @@ const ACS_REDIRECT: &[&str] = &["ReqRedir", "CmpltRedir", "UpstreamFwd", "Egress
 
 fn ancestors<'a>(pci: &'a [PciFunction], addr: &str) -> Vec<&'a PciFunction> {
     let mut out = Vec::new();
-    let mut cur = pci.iter().find(|f| f.address == addr).and_then(|f| f.parent.clone());
+    let mut cur = pci
+        .iter()
+        .find(|f| f.address == addr)
+        .and_then(|f| f.parent.clone());
     while let Some(a) = cur {
         let Some(f) = pci.iter().find(|f| f.address == a) else {
             break;
@@ -579,7 +581,8 @@ pub fn pcie_and_gpus(dev: &mut Device, map: &RdmaMap, host: &mut Host, outs: &[&
                 if n.numa_node.is_none()
                     && let Some(v) = f.numa_node
                 {
-                    n.numa_node = known(v, &Src::new(&std::sync::Arc::from(f.file.as_str()), f.line));
+                    n.numa_node =
+                        known(v, &Src::new(&std::sync::Arc::from(f.file.as_str()), f.line));
                 }
                 if f.numa_node.is_none() {
                     f.numa_node = n.numa_node.as_ref().map(|v| v.value);

@@ -240,8 +240,18 @@ fn connect_opts(args: &str) -> ConnectOpts {
             "--traddr" | "-a" => c.traddr = value.map(str::to_string),
             "--tos" | "-T" => c.tos = value.and_then(|v| v.parse().ok()),
             // flags without a value
-            "--persistent" | "-p" | "--duplicate-connect" | "-D" | "--disable-sqflow" | "-d"
-            | "--hdr-digest" | "-g" | "--data-digest" | "-G" | "--tls" | "--concat"
+            "--persistent"
+            | "-p"
+            | "--duplicate-connect"
+            | "-D"
+            | "--disable-sqflow"
+            | "-d"
+            | "--hdr-digest"
+            | "-g"
+            | "--data-digest"
+            | "-G"
+            | "--tls"
+            | "--concat"
                 if inline.is_none() =>
             {
                 i -= 1;
@@ -318,7 +328,10 @@ pub fn storage(host: &mut Host, outs: &[&Output]) -> bool {
             let hit = conf.iter().find(|opts| {
                 opts.traddr.is_some()
                     && opts.traddr == c.traddr
-                    && opts.transport.as_ref().is_none_or(|t| Some(t) == c.transport.as_ref())
+                    && opts
+                        .transport
+                        .as_ref()
+                        .is_none_or(|t| Some(t) == c.transport.as_ref())
             });
             // a controller no discovery.conf line names was connected some other way: its
             // options are not known
