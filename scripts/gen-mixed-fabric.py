@@ -128,7 +128,13 @@ def write_hosts():
 
 # Rule cases (fixtures/rules/<RULE>/<case>.toml) planted together in the demo, one or more per
 # platform of the mix.
-DEMO_CASES = []
+DEMO_CASES = [
+    "PFC001/cumulus-roce-mode-lossy",
+    "ECN001/junos-ecn-inactive",
+    "MTU003/junos-default-mtu",
+    "PFC001/onyx-priority-3-not-enabled",
+    "ECN001/os10-queue-without-wred",
+]
 
 DEMO = "fixtures/demo-mixed-fabric"
 

@@ -330,10 +330,36 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                             String::new()
                         }
                     ));
+                    if !c.fills.is_empty() {
+                        out.push_str(&wrap_list("fills: ", &c.fills, 100));
+                    }
                 }
             }
             emit(&out, None)?;
             Ok(ExitStatus::Success)
         }
     }
+}
+
+/// `label` and the items, comma-separated, wrapped at `width` with a hanging indent.
+fn wrap_list(label: &str, items: &[String], width: usize) -> String {
+    let indent = " ".repeat(4 + label.len());
+    let mut out = format!("    {label}");
+    let mut col = out.len();
+    for (k, it) in items.iter().enumerate() {
+        let piece = if k + 1 < items.len() {
+            format!("{it}, ")
+        } else {
+            it.clone()
+        };
+        if col + piece.len() > width && col > indent.len() {
+            out.push('\n');
+            out.push_str(&indent);
+            col = indent.len();
+        }
+        out.push_str(&piece);
+        col += piece.len();
+    }
+    out.push('\n');
+    out
 }

@@ -9,6 +9,7 @@
 
 use fabric_audit::device::build_device;
 use fabric_audit::snapshot::DeviceInput;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 fn cases() -> Vec<(String, String, PathBuf)> {
@@ -38,6 +39,11 @@ fn cases() -> Vec<(String, String, PathBuf)> {
 
 /// Parse one raw file as the given command of the platform into a device JSON.
 pub fn golden_json(platform: &str, cmd_id: &str, raw: &Path) -> serde_json::Value {
+    golden_json_value(platform, cmd_id, raw)
+}
+
+/// `golden_json`'s body: serializes under the caller's source setting (see `with_sources`).
+fn golden_json_value(platform: &str, cmd_id: &str, raw: &Path) -> serde_json::Value {
     let parsers = fabric_audit::load_parsers(None).expect("embedded parsers load");
     if raw.is_dir() {
         let (mut input, notices) =
@@ -131,4 +137,120 @@ fn every_parser_command_has_a_case() {
         missing.is_empty(),
         "commands without golden cases: {missing:?}"
     );
+}
+
+/// The model paths a single-file golden case fills from its own file (not platform defaults):
+/// `interfaces[].pfc.mode`, `host.nvme.controllers[].state`, ...
+fn filled_paths(v: &serde_json::Value, file: &str, path: &str, out: &mut BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            if m.contains_key("value") && m.contains_key("default") {
+                if m.get("file").and_then(|f| f.as_str()) == Some(file)
+                    && m.get("default") == Some(&serde_json::Value::Bool(false))
+                {
+                    out.insert(path.to_string());
+                }
+                return;
+            }
+            for (k, x) in m {
+                if path.is_empty() && k == "parse" {
+                    continue;
+                }
+                let p = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                filled_paths(x, file, &p, out);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                filled_paths(x, file, &format!("{path}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Each command's `fills` list (printed by `fabric-audit parsers`) is exactly what its
+/// single-file golden cases fill; UPDATE_GOLDEN=1 rewrites the lists in vendor-parsers/.
+#[test]
+fn declared_fills_match_goldens() {
+    let update = std::env::var("UPDATE_GOLDEN").is_ok();
+    let parsers = fabric_audit::load_parsers(None).unwrap();
+    let mut measured: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+    for (platform, cid, raw) in cases() {
+        if raw.is_dir() {
+            continue;
+        }
+        let rel = format!("devices/dut/{}", raw.file_name().unwrap().to_string_lossy());
+        let v = fabric_audit::model::with_sources(|| golden_json_value(&platform, &cid, &raw));
+        filled_paths(&v, &rel, "", measured.entry((platform, cid)).or_default());
+    }
+    let mut wrong = Vec::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("vendor-parsers");
+    for p in &parsers.platforms {
+        let file = root.join(format!("{}.toml", p.id));
+        let mut text = std::fs::read_to_string(&file).unwrap_or_default();
+        for c in &p.commands {
+            let Some(m) = measured.get(&(p.id.clone(), c.id.clone())) else {
+                continue;
+            };
+            let declared: BTreeSet<String> = c.fills.iter().cloned().collect();
+            if &declared == m {
+                continue;
+            }
+            if update {
+                text = set_fills(&text, &c.id, m);
+            } else {
+                wrong.push(format!(
+                    "{}/{}: fills declared {:?}, goldens fill {:?}",
+                    p.id, c.id, declared, m
+                ));
+            }
+        }
+        if update {
+            std::fs::write(&file, text).unwrap();
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{}\n(UPDATE_GOLDEN=1 rewrites the lists)",
+        wrong.join("\n")
+    );
+}
+
+/// Replace (or add after the `id = "<cid>"` line) the command's `fills = [...]` line.
+fn set_fills(text: &str, cid: &str, fills: &BTreeSet<String>) -> String {
+    let list: Vec<String> = fills.iter().map(|f| format!("{f:?}")).collect();
+    let line = format!("fills = [{}]", list.join(", "));
+    let lines: Vec<&str> = text.split('\n').collect();
+    let id_line = format!("id = \"{cid}\"");
+    let mut out: Vec<String> = Vec::new();
+    let mut k = 0;
+    while k < lines.len() {
+        out.push(lines[k].to_string());
+        if lines[k].trim() == id_line {
+            // Drop an existing fills line of this command (it follows the id line).
+            let mut j = k + 1;
+            while j < lines.len() && !lines[j].starts_with('[') && !lines[j].trim().is_empty() {
+                if lines[j].starts_with("fills = ") {
+                    break;
+                }
+                j += 1;
+            }
+            if j < lines.len() && lines[j].starts_with("fills = ") {
+                for l in &lines[k + 1..j] {
+                    out.push(l.to_string());
+                }
+                k = j;
+            }
+            if !fills.is_empty() {
+                out.push(line.clone());
+            }
+        }
+        k += 1;
+    }
+    out.join("\n")
 }

@@ -211,6 +211,8 @@ pub struct Command {
     pub collect: bool,
     /// Metacharacters the allow-list accepts in this command (see `crate::collect::allow`).
     pub allow_chars: String,
+    /// Model fields the output fills (see `CommandSpec::fills`).
+    pub fills: Vec<String>,
     /// Matches a concrete command line against the template (placeholders become captures).
     matcher: Regex,
     kinds: Vec<String>,
@@ -918,6 +920,7 @@ impl Command {
             optional: c.optional,
             collect: c.collect,
             allow_chars: c.allow_chars.clone(),
+            fills: c.fills.clone(),
             matcher,
             kinds,
             patterns,

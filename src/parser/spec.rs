@@ -82,6 +82,11 @@ pub struct CommandSpec {
     /// glob); see `crate::collect::allow`.
     #[serde(default)]
     pub allow_chars: String,
+    /// The model fields this command's output fills (paths such as `interfaces[].pfc.mode`), as
+    /// measured on its golden cases: tests/golden.rs checks the list and rewrites it with
+    /// UPDATE_GOLDEN=1. `fabric-audit parsers` prints it.
+    #[serde(default)]
+    pub fills: Vec<String>,
     /// Reuse the records and ignores of another command of this platform (by id), before this
     /// command's own (e.g. `show running-config interface` reads like `show running-config`).
     #[serde(default)]

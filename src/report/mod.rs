@@ -19,7 +19,7 @@ pub fn render(audit: &Audit, format: Format, color: bool) -> String {
         Format::Table => table::render(audit, color),
         Format::Json => json::render(audit),
         Format::Model => {
-            serde_json::to_string_pretty(&audit.fabric)
+            crate::model::with_sources(|| serde_json::to_string_pretty(&audit.fabric))
                 .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
                 + "\n"
         }
