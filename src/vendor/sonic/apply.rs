@@ -347,10 +347,30 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
             None => default_of("port".to_string(), anchor),
         },
     };
-    let tc_q = bx.map8("tc_to_queue_map", "TC_TO_QUEUE_MAP", identity.clone(), policies);
-    let tc_pg = bx.map8("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP", vec![0; 8], policies);
-    let pfc_pg = bx.map8("pfc_to_pg_map", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", identity.clone(), policies);
-    let pfc_q = bx.map8("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE", identity, policies);
+    let tc_q = bx.map8(
+        "tc_to_queue_map",
+        "TC_TO_QUEUE_MAP",
+        identity.clone(),
+        policies,
+    );
+    let tc_pg = bx.map8(
+        "tc_to_pg_map",
+        "TC_TO_PRIORITY_GROUP_MAP",
+        vec![0; 8],
+        policies,
+    );
+    let pfc_pg = bx.map8(
+        "pfc_to_pg_map",
+        "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
+        identity.clone(),
+        policies,
+    );
+    let pfc_q = bx.map8(
+        "pfc_to_queue_map",
+        "MAP_PFC_PRIORITY_TO_QUEUE",
+        identity,
+        policies,
+    );
     if let (Some(q), Some(pg), Some(ppg), Some(pq)) = (&tc_q, &tc_pg, &pfc_pg, &pfc_q) {
         let v = pfc_priority_of(&q.value, &pg.value, &ppg.value, &pq.value);
         // Cited at the TC → PG binding, the map that decides which PG (and so which PFC
@@ -395,10 +415,7 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
                     .filter_map(|(k, v)| Some((k.trim().parse().ok()?, v.v.trim().parse().ok()?)))
                     .collect();
                 let rewritten: Vec<u8> = (0..64u8)
-                    .filter(|&d| {
-                        t2d.get(&d2t[d as usize])
-                            .is_some_and(|&nd| nd != d)
-                    })
+                    .filter(|&d| t2d.get(&d2t[d as usize]).is_some_and(|&nd| nd != d))
                     .collect();
                 i.dscp_rewrites = known(rewritten, &b.src);
             }
@@ -480,8 +497,7 @@ fn queues(
                     && let Some(t) = s.get("type")
                 {
                     let strict = t.v.eq_ignore_ascii_case("strict");
-                    q.scheduler =
-                        known(if strict { "strict" } else { "dwrr" }.to_string(), &t.src);
+                    q.scheduler = known(if strict { "strict" } else { "dwrr" }.to_string(), &t.src);
                     let w = weights.entry(name.clone()).or_default();
                     match s.num::<f64>("weight") {
                         Some((wt, v)) if !strict => {
@@ -651,11 +667,7 @@ fn pgs(dev: &mut Device, db: &Db, ini: &Ini, port_src: &BTreeMap<String, Src>) {
             .filter(|_| i.pfc.priorities.as_ref().is_some_and(|s| !s.default))
             .cloned()
             .unwrap_or_default();
-        let profile = format!(
-            "pg_lossless_{}_{}_profile",
-            speed.v.trim(),
-            cable.v.trim()
-        );
+        let profile = format!("pg_lossless_{}_{}_profile", speed.v.trim(), cable.v.trim());
         for p in prios {
             if p > 7 || explicit.contains(&(name.clone(), u32::from(p))) {
                 continue;
@@ -694,10 +706,7 @@ fn watchdog(dev: &mut Device, db: &Db, qmap: &QosIndex, port_src: &BTreeMap<Stri
             continue;
         };
         let detect = e.num::<f64>("detection_time");
-        let sw = qmap
-            .ports
-            .get(name)
-            .and_then(|q| q.get("pfcwd_sw_enable"));
+        let sw = qmap.ports.get(name).and_then(|q| q.get("pfcwd_sw_enable"));
         let uncovered = match (sw, val_of(&i.pfc.priorities)) {
             (Some(sw), Some(prios)) => {
                 let watched = util::num_list(&sw.v, 7).unwrap_or_default();
@@ -765,7 +774,18 @@ mod tests {
         let v = pfc_priority_of(&id, &tc_pg, &id, &id);
         assert_eq!(v[3], 3);
         assert_eq!(v[4], 4);
-        assert_eq!(v[1], 0);
+        assert_eq!(v[0], 0);
+        // TC 1 fills PG 0, whose pause is priority 0, but priority 0 stops queue 0, not TC 1's
+        // queue 1: no priority closes the chain for TC 1.
+        assert_eq!(v[1], NO_PRIORITY);
+        // A non-identity chain: TC 5 in PG 5 and queue 2, priority 2 ↔ PG 5 / queue 2.
+        let tc_q = vec![0, 1, 2, 3, 4, 2, 6, 7];
+        let tc_pg = vec![0, 0, 0, 3, 4, 5, 0, 0];
+        let pfc_pg = vec![0, 1, 5, 3, 4, 5, 6, 7];
+        let v = pfc_priority_of(&tc_q, &tc_pg, &pfc_pg, &id);
+        assert_eq!(v[5], 2);
+        assert_eq!(v[3], 3);
+        let tc_pg = vec![0, 0, 0, 3, 4, 0, 0, 0];
         // PFC priority 3 pauses queue 4: TC 3 (queue 3) is protected by no priority.
         let mut pfc_q = id.clone();
         pfc_q[3] = 4;

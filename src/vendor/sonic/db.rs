@@ -92,15 +92,13 @@ impl Db {
                 };
                 let (Some(field), Some(value)) = (
                     p.get(r, "k"),
-                    p.get(r, "v").map(unescape).or_else(|| p.get(r, "n").map(String::from)),
+                    p.get(r, "v")
+                        .map(unescape)
+                        .or_else(|| p.get(r, "n").map(String::from)),
                 ) else {
                     continue;
                 };
-                if let Some(e) = self
-                    .tables
-                    .get_mut(&table)
-                    .and_then(|t| t.get_mut(&key))
-                {
+                if let Some(e) = self.tables.get_mut(&table).and_then(|t| t.get_mut(&key)) {
                     e.fields.insert(
                         field.to_string(),
                         Val {
@@ -142,10 +140,6 @@ impl Db {
 
     pub fn entry(&self, table: &str, key: &str) -> Option<&Entry> {
         self.tables.get(table)?.get(key)
-    }
-
-    pub fn has_table(&self, table: &str) -> bool {
-        self.tables.contains_key(table)
     }
 }
 

@@ -243,7 +243,9 @@ pub(super) fn lldp_table(dev: &mut Device, o: &Output) {
 
 /// `ecnconfig -l`: WRED profiles, as WRED_PROFILE entries.
 pub(super) fn ecnconfig(db: &mut Db, oi: usize, o: &Output) {
-    sections(db, oi, o, |kind| (kind == "profile").then_some("WRED_PROFILE"));
+    sections(db, oi, o, |kind| {
+        (kind == "profile").then_some("WRED_PROFILE")
+    });
 }
 
 /// `mmuconfig -l` / `show buffer information`: pools and profiles, as BUFFER_POOL and
@@ -349,7 +351,10 @@ mod tests {
         let sp = spans(d);
         assert_eq!(sp.len(), 5);
         assert_eq!(cells(h, &sp)[4], "Asym PFC");
-        assert_eq!(cells(r, &sp), vec!["Ethernet0", "25G", "9100", "QSFP28 or later", "off"]);
+        assert_eq!(
+            cells(r, &sp),
+            vec!["Ethernet0", "25G", "9100", "QSFP28 or later", "off"]
+        );
         // short row: the missing cells are empty
         assert_eq!(cells("Ethernet4", &sp)[1], "");
     }
