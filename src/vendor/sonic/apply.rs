@@ -774,7 +774,18 @@ mod tests {
         let v = pfc_priority_of(&id, &tc_pg, &id, &id);
         assert_eq!(v[3], 3);
         assert_eq!(v[4], 4);
-        assert_eq!(v[1], 0);
+        assert_eq!(v[0], 0);
+        // TC 1 fills PG 0, whose pause is priority 0, but priority 0 stops queue 0, not TC 1's
+        // queue 1: no priority closes the chain for TC 1.
+        assert_eq!(v[1], NO_PRIORITY);
+        // A non-identity chain: TC 5 in PG 5 and queue 2, priority 2 ↔ PG 5 / queue 2.
+        let tc_q = vec![0, 1, 2, 3, 4, 2, 6, 7];
+        let tc_pg = vec![0, 0, 0, 3, 4, 5, 0, 0];
+        let pfc_pg = vec![0, 1, 5, 3, 4, 5, 6, 7];
+        let v = pfc_priority_of(&tc_q, &tc_pg, &pfc_pg, &id);
+        assert_eq!(v[5], 2);
+        assert_eq!(v[3], 3);
+        let tc_pg = vec![0, 0, 0, 3, 4, 0, 0, 0];
         // PFC priority 3 pauses queue 4: TC 3 (queue 3) is protected by no priority.
         let mut pfc_q = id.clone();
         pfc_q[3] = 4;

@@ -141,10 +141,6 @@ impl Db {
     pub fn entry(&self, table: &str, key: &str) -> Option<&Entry> {
         self.tables.get(table)?.get(key)
     }
-
-    pub fn has_table(&self, table: &str) -> bool {
-        self.tables.contains_key(table)
-    }
 }
 
 /// The name a reference field gives: `AZURE`, or `[DSCP_TO_TC_MAP|AZURE]` in releases before
