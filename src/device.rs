@@ -198,7 +198,7 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
     }
     let notes = vendor::build(&pid, &mut dev, &outputs);
     for (i, o) in outputs.iter().enumerate() {
-        let undefined: Vec<_> = notes
+        let mut undefined: Vec<_> = notes
             .undefined
             .iter()
             .filter(|(k, _)| *k == i)
@@ -208,6 +208,13 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
         if status == ParseStatus::Passed && !undefined.is_empty() {
             status = ParseStatus::Partial;
         }
+        undefined.extend(
+            notes
+                .unresolved
+                .iter()
+                .filter(|(k, _)| *k == i)
+                .map(|(_, u)| u.clone()),
+        );
         dev.parse.push(FileParse {
             device: dev.name.clone(),
             file: o.file.to_string(),

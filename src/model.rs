@@ -392,7 +392,9 @@ pub struct Rdma {
     /// Per TC: "ets" | "strict" | "vendor".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tc_tsa: Field<Vec<String>>,
-    /// Per TC bandwidth percent.
+    /// Per TC: its share of the ETS bandwidth, percent (the shares of the ETS TCs sum to 100).
+    /// A TC that takes no part in ETS (strict, or not listed) has no share: 0. The entry is
+    /// then not a configured value; read it together with `tc_tsa`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tc_bw: Field<Vec<u8>>,
     /// PFC stall prevention timeout in ms (0 = disabled).
@@ -444,7 +446,8 @@ pub struct PcieLink {
 }
 
 /// NIC counters, cumulative since the driver loaded (or the counters were cleared): ethtool -S
-/// (mlx5 names) and the RDMA device port's hw_counters.
+/// (mlx5 names; bnxt_en's rx_/tx_pfc_ena_frames_priN fill the per-priority pause arrays) and
+/// the RDMA device port's hw_counters.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct NicCounters {
     /// Per priority 0-7: PFC PAUSE frames received / sent; null where the NIC has no counter
@@ -667,11 +670,18 @@ pub struct NvmeSubsystem {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iopolicy: Option<String>,
     pub paths: Vec<NvmePath>,
-    /// Paths whose controller is live.
-    pub live_paths: u32,
-    /// Paths in ANA state optimized; `None` when no output gave ANA states.
+    /// Paths whose controller is live; `None` when no output gave controller states (nvme-cli
+    /// 1.x `list-subsys -o json` prints none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live_paths: Option<u32>,
+    /// Paths in ANA state optimized; where namespaces are listed, the fewest any namespace has
+    /// (0: a namespace without an optimized path). `None` when no output gave ANA states.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimized_paths: Option<u32>,
+    /// The namespaces and the ANA state of each path for each (`nvme show-topology`); `None`
+    /// when no output lists namespaces.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespaces: Option<Vec<NvmeNamespace>>,
     pub file: String,
     pub line: u32,
 }
@@ -686,7 +696,25 @@ pub struct NvmePath {
     pub traddr: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
-    /// optimized | non-optimized | inaccessible | persistent-loss | change
+    /// optimized | non-optimized | inaccessible | persistent-loss | change. ANA states belong
+    /// to a path for a namespace: set here when the output gives one state for every namespace
+    /// it lists on this path; absent when the namespaces differ (see
+    /// `NvmeSubsystem::namespaces`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ana_state: Option<String>,
+}
+
+/// A namespace of a subsystem and the ANA state of each of its paths.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct NvmeNamespace {
+    pub nsid: u32,
+    pub paths: Vec<NvmeNsPath>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct NvmeNsPath {
+    /// Controller: nvme0.
+    pub controller: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ana_state: Option<String>,
 }

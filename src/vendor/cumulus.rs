@@ -49,8 +49,8 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             }
         }
     }
-    // Profiles an interface names that the config never defines (the port then uses the
-    // default-global profile).
+    // Profiles an interface names that the config never defines (what they govern on the port
+    // is then unknown, see `apply::apply`).
     for f in &cfg.ifaces {
         for (family, p) in &f.profiles {
             if cfg.has_profile(family, &p.v) {

@@ -48,6 +48,11 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     for (_, o) in with_ids(outs, &["show-gids"]) {
         show_gids(&mut map, o);
     }
+    map.read = with_ids(
+        outs,
+        &["rdma-link-json", "rdma-link", "ibdev2netdev", "show-gids"],
+    )
+    .any(|(_, o)| o.parsed.status != ParseStatus::Failed);
     map.attach(dev);
 
     // 3. per-interface outputs
@@ -337,6 +342,8 @@ struct RdmaPort {
 #[derive(Default)]
 struct RdmaMap {
     ports: Vec<RdmaPort>,
+    /// An output that maps RDMA devices to netdevs was read (even one listing none).
+    read: bool,
 }
 
 impl RdmaMap {
@@ -633,7 +640,9 @@ fn mlnx_qos(dev: &mut Device, o: &Output) {
     }
     if let Some(src) = tc_src {
         let r = rdma_of(i);
-        // TCs mlnx_qos does not list carry no priority: tsa "" and bw 0
+        // TCs mlnx_qos does not list carry no priority: tsa "" and bw 0. A strict TC is
+        // printed without a share: it takes no part in ETS, its ETS share is 0 (the shares of
+        // the ETS TCs sum to 100); `tc_tsa` says which entries are shares at all.
         r.tc_tsa = known(tsa, &src);
         r.tc_bw = known(bw, &src);
         if prio_tc.iter().all(Option::is_some) {
@@ -709,16 +718,26 @@ fn sysfs_ecn(dev: &mut Device, o: &Output) {
 // per-RDMA-device outputs
 // ---------------------------------------------------------------------------------------------
 
-fn undefined_dev(notes: &mut BuildNotes, out: usize, name: &str, line: u32) {
-    let dup = notes
-        .undefined
+/// Report an RDMA device no device → netdev map names. With no map output at all the device
+/// is not undefined, the map is missing: the reference is listed as unresolved (the file
+/// keeps its status) under a kind that says why.
+fn undefined_dev(notes: &mut BuildNotes, map: &RdmaMap, out: usize, name: &str, line: u32) {
+    let (list, kind) = if map.read {
+        (&mut notes.undefined, "rdma-device")
+    } else {
+        (
+            &mut notes.unresolved,
+            "rdma-device (no rdma link / ibdev2netdev / show_gids output maps it to a netdev)",
+        )
+    };
+    let dup = list
         .iter()
-        .any(|(i, u)| *i == out && u.name == name && u.kind == "rdma-device");
+        .any(|(i, u)| *i == out && u.name == name && u.kind == kind);
     if !dup {
-        notes.undefined.push((
+        list.push((
             out,
             UndefinedRef {
-                kind: "rdma-device".into(),
+                kind: kind.into(),
                 name: name.to_string(),
                 line,
             },
@@ -739,7 +758,7 @@ fn cma_roce(dev: &mut Device, map: &RdmaMap, idx: usize, o: &Output, notes: &mut
             continue;
         }
         let Some(netdev) = map.netdev(devname, 1) else {
-            undefined_dev(notes, idx, devname, r.line);
+            undefined_dev(notes, map, idx, devname, r.line);
             continue;
         };
         let rd = rdma_of(dev.iface(netdev, "ethernet"));
@@ -785,7 +804,7 @@ fn ibv_devinfo(
                 if let (Some(d), Some(port), Some(out)) = (cur_dev, cur_port, out)
                     && map.netdev(d, port).is_none()
                 {
-                    undefined_dev(notes, out, d, r.line);
+                    undefined_dev(notes, map, out, d, r.line);
                 }
                 continue;
             }

@@ -41,6 +41,11 @@ impl Output<'_> {
 pub struct BuildNotes {
     /// (index into the outputs slice, reference)
     pub undefined: Vec<(usize, UndefinedRef)>,
+    /// References that could not be resolved only because the output that defines their
+    /// names was not collected (a Linux RDMA device with no device → netdev map at all). They
+    /// are listed with the file's undefined references, but the file, fully understood, keeps
+    /// its status.
+    pub unresolved: Vec<(usize, UndefinedRef)>,
 }
 
 /// Fill `dev` from its outputs with the platform's module.

@@ -11,7 +11,7 @@
 //! group per switch priority stands for Cumulus's single lossless PG [I].
 
 use super::intent::{At, Cfg, FlowProf, IfCfg, MapProf};
-use crate::model::{Device, Field, Interface, Src, default_of, known, val};
+use crate::model::{Device, Field, Interface, PriorityGroup, Src, default_of, known, val};
 use crate::vendor::util;
 use std::collections::{BTreeMap, HashMap};
 
@@ -37,8 +37,8 @@ const LEGACY_PORT_BUFFER: u64 = 25_000;
 const LEGACY_XOFF: u64 = 10_000;
 const LEGACY_XON_DELTA: u64 = 2_000;
 
-/// The profile of each family every QoS port uses (undefined names fall back to
-/// `default-global`), for the state outputs that describe a profile.
+/// The profile of each family every QoS port uses (an undefined name is kept as named), for
+/// the state outputs that describe a profile.
 #[derive(Debug, Default)]
 pub(super) struct PortProfiles(pub(super) HashMap<String, BTreeMap<&'static str, String>>);
 
@@ -151,19 +151,66 @@ pub(super) fn apply(dev: &mut Device, cfg: &Cfg) -> PortProfiles {
             continue;
         }
         let mut profs: BTreeMap<&'static str, String> = BTreeMap::new();
+        let mut undefined: Vec<&str> = Vec::new();
         for family in super::intent::FAMILIES {
-            let name = f
-                .profiles
-                .get(family)
-                .filter(|p| cfg.has_profile(family, &p.v))
-                .map(|p| p.v.clone())
-                .unwrap_or_else(|| "default-global".into());
+            // A profile the config names but never defines is reported (PARSE) and leaves what
+            // it governs unknown: the port does not silently get default-global, whose values
+            // would read as the platform's defaults. The name is kept so that no state output
+            // describing default-global is applied to the port either.
+            let name = match f.profiles.get(family) {
+                Some(p) => {
+                    if !cfg.has_profile(family, &p.v) {
+                        undefined.push(family);
+                    }
+                    p.v.clone()
+                }
+                None => "default-global".into(),
+            };
             profs.insert(family, name);
         }
         port_qos(i, cfg, f, &profs);
+        for family in undefined {
+            forget(i, family);
+        }
         ports.0.insert(f.name.clone(), profs);
     }
     ports
+}
+
+/// Clear what a profile family governs on a port whose profile of that family is undefined.
+fn forget(i: &mut Interface, family: &str) {
+    match family {
+        "mapping" => {
+            i.trust = None;
+            i.dscp_to_tc = None;
+            i.dscp_rewrites = None;
+        }
+        "pfc" => {
+            i.pfc = Default::default();
+            i.cable_m = None;
+            for pg in i.pgs.iter_mut() {
+                *pg = PriorityGroup {
+                    id: pg.id,
+                    ..Default::default()
+                };
+            }
+        }
+        "link-pause" => i.link_pause = Default::default(),
+        "congestion-control" => {
+            for q in i.queues.iter_mut() {
+                q.ecn = Default::default();
+                q.wred_drop = None;
+            }
+        }
+        "egress-scheduler" => {
+            for q in i.queues.iter_mut() {
+                q.scheduler = None;
+                q.weight_pct = None;
+            }
+        }
+        "remark" => i.dscp_rewrites = None,
+        _ => {}
+    }
 }
 
 /// Resolved flow control (PFC or link pause) of a port.

@@ -175,7 +175,10 @@ pub(super) fn traffic_conf(o: &Output, oi: usize, cfg: &mut Cfg) {
         }
     }
 
-    // Port groups: only the groups a feature lists are in force.
+    // Port groups: only the groups a feature lists are in force. They are applied in the
+    // order of their lines (not of the feature names), so a port created by a group's
+    // `port_set` is defined at the first line of the file that names it.
+    let mut in_force: Vec<(u32, &String, &String, &GroupLines, &Src)> = Vec::new();
     for (feat, (names, lsrc)) in &lists {
         for g in names {
             let Some(lines) = groups.get(&(feat.clone(), g.clone())) else {
@@ -183,8 +186,17 @@ pub(super) fn traffic_conf(o: &Output, oi: usize, cfg: &mut Cfg) {
                     .push((oi, feature_label(feat), g.clone(), lsrc.line));
                 continue;
             };
-            port_group(cfg, feat, g, lines, lsrc);
+            let at = lines
+                .iter()
+                .find(|(f, _, _)| f == "port_set")
+                .or(lines.first())
+                .map_or(lsrc.line, |(_, _, s)| s.line);
+            in_force.push((at, feat, g, lines, lsrc));
         }
+    }
+    in_force.sort_by_key(|(at, ..)| *at);
+    for (_, feat, g, lines, lsrc) in in_force {
+        port_group(cfg, feat, g, lines, lsrc);
     }
 }
 

@@ -10,7 +10,7 @@
 
 use super::apply::PortProfiles;
 use super::intent::{bytes, flag, numbers, trust_of};
-use crate::model::{Device, Field, Src, known};
+use crate::model::{Device, Field, Src, default_of, known};
 use crate::parser::Record;
 use crate::vendor::{Output, util};
 use std::collections::BTreeMap;
@@ -336,10 +336,18 @@ fn roce(dev: &mut Device, o: &Output, all: &[String], ports: Option<&PortProfile
             };
             // A full table replaces the map; the per-port rows (RoCE and CNP) patch it, over
             // the documented default DSCP/8 when nothing else is known [V S2; I].
-            let mut map = match (&i.dscp_to_tc, covered >= 64) {
-                (_, true) => vec![0u8; 64],
-                (Some(m), false) if m.value.len() == 64 => m.value.clone(),
-                _ => util::dscp_div8(),
+            //
+            // The model holds one Field per map, so the whole map carries one provenance. The
+            // rows of this output usually state only the RoCE and CNP DSCPs; the other 62
+            // entries are then the base we patch. When that base is itself assumed (the
+            // platform default, or an assumed map from another output), the map as a whole is
+            // an assumption: it is marked `default` with the first row as its source, so a rule
+            // that cites it does not present DSCP 0..63 as read from this text. It is a fact
+            // only when the rows cover all 64 DSCPs or patch a map read from a line.
+            let (mut map, assumed) = match (&i.dscp_to_tc, covered >= 64) {
+                (_, true) => (vec![0u8; 64], false),
+                (Some(m), false) if m.value.len() == 64 => (m.value.clone(), m.default),
+                _ => (util::dscp_div8(), true),
             };
             for (list, sp, _) in &dscp_rows {
                 for dv in list {
@@ -348,7 +356,11 @@ fn roce(dev: &mut Device, o: &Output, all: &[String], ports: Option<&PortProfile
                     }
                 }
             }
-            i.dscp_to_tc = known(map, first);
+            i.dscp_to_tc = if assumed {
+                default_of(map, Some(first))
+            } else {
+                known(map, first)
+            };
         }
     }
     if let Some((_, _, _, first)) = ets_rows.first() {
@@ -358,12 +370,16 @@ fn roce(dev: &mut Device, o: &Output, all: &[String], ports: Option<&PortProfile
                 continue;
             };
             // the rows patch what is known; RoCE's own map is the base otherwise [V S1]
-            let mut map = match &i.tc_to_queue {
-                Some(m) if m.value.len() == 8 => m.value.clone(),
-                _ if roce_on => super::apply::roce_sp_tc(),
-                _ => util::identity8(),
+            // As for the DSCP map: entries no row states come from the base; the map is a
+            // fact only when the rows state all 8 switch priorities or the base was read.
+            let (mut map, base_assumed) = match &i.tc_to_queue {
+                Some(m) if m.value.len() == 8 => (m.value.clone(), m.default),
+                _ if roce_on => (super::apply::roce_sp_tc(), true),
+                _ => (util::identity8(), true),
             };
+            let mut stated = [false; 8];
             for (sp, tc, sched, src) in &ets_rows {
+                stated[*sp as usize] = true;
                 map[*sp as usize] = *tc;
                 let Some(q) = i.queues.get_mut(*tc as usize) else {
                     continue;
@@ -380,7 +396,11 @@ fn roce(dev: &mut Device, o: &Output, all: &[String], ports: Option<&PortProfile
                     q.weight_pct = known(w, src);
                 }
             }
-            i.tc_to_queue = known(map, first);
+            i.tc_to_queue = if base_assumed && !stated.iter().all(|b| *b) {
+                default_of(map, Some(first))
+            } else {
+                known(map, first)
+            };
         }
     }
     for name in &pfc_t {
@@ -538,5 +558,31 @@ mod tests {
         let raw = "enable                                     on";
         assert_eq!(cell(raw, c.op.unwrap(), c.applied), None);
         assert_eq!(cell(raw, c.applied.unwrap(), c.desc).as_deref(), Some("on"));
+    }
+
+    /// The RoCE status states two DSCPs and two switch priorities: the rest of each map is the
+    /// platform's, so the maps are assumptions (default), sourced at their first row.
+    #[test]
+    fn partial_maps_are_defaults() {
+        let parsers = crate::load_parsers(None).expect("embedded parsers load");
+        let text =
+            include_str!("../../../fixtures/cumulus/nv-show-interface-qos-roce-status/swp3.txt");
+        let input = crate::snapshot::DeviceInput::one_file(
+            "dut",
+            "cumulus",
+            "devices/dut/swp3.txt",
+            "nv show interface swp3 qos roce status",
+            Ok(text.into()),
+        );
+        let (dev, _) = crate::device::build_device(&parsers, &input);
+        let i = dev.interface("swp3").expect("swp3");
+        let d = i.dscp_to_tc.as_ref().expect("dscp map");
+        assert!(d.default);
+        assert_eq!((d.value[26], d.value[48], d.value[10]), (3, 6, 1));
+        assert_eq!(d.src.as_ref().map(|s| s.line), Some(26));
+        let q = i.tc_to_queue.as_ref().expect("tc map");
+        assert!(q.default);
+        assert_eq!((q.value[3], q.value[6]), (3, 6));
+        assert_eq!(q.src.as_ref().map(|s| s.line), Some(34));
     }
 }

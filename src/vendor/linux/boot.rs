@@ -41,6 +41,21 @@ pub fn iommu_mode(cmdline: &str) -> &'static str {
     }
 }
 
+/// nvme_core's native multipath as the kernel command line sets it (`nvme_core.multipath=`,
+/// the last one wins, `-` and `_` alike in the name); `None` when the line does not set it.
+pub fn cmdline_nvme_multipath(cmdline: &str) -> Option<bool> {
+    cmdline
+        .split_whitespace()
+        .filter_map(|t| t.split_once('='))
+        .filter(|(k, _)| k.replace('-', "_") == "nvme_core.multipath")
+        .filter_map(|(_, v)| match v {
+            "y" | "Y" | "1" | "on" => Some(true),
+            "n" | "N" | "0" | "off" => Some(false),
+            _ => None,
+        })
+        .next_back()
+}
+
 /// Reads the boot/runtime outputs; returns whether any was present.
 pub fn boot(host: &mut Host, outs: &[&Output]) -> bool {
     let mut found = false;
@@ -129,4 +144,23 @@ pub fn boot(host: &mut Host, outs: &[&Output]) -> bool {
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cmdline_nvme_multipath;
+
+    #[test]
+    fn nvme_multipath_from_cmdline() {
+        assert_eq!(
+            cmdline_nvme_multipath("ro nvme_core.multipath=n quiet"),
+            Some(false)
+        );
+        assert_eq!(cmdline_nvme_multipath("nvme-core.multipath=Y"), Some(true));
+        assert_eq!(
+            cmdline_nvme_multipath("nvme_core.multipath=N nvme_core.multipath=1"),
+            Some(true)
+        );
+        assert_eq!(cmdline_nvme_multipath("ro nvme_core.io_timeout=30"), None);
+    }
 }

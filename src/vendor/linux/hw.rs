@@ -63,7 +63,24 @@ pub fn ethtool_driver(dev: &mut Device, o: &Output) {
     if p.records.iter().all(|r| p.kind(r) == "error") {
         return;
     }
-    let n = nic_of(dev.iface(&name, "ethernet"));
+    let driver = p
+        .records
+        .iter()
+        .find(|r| p.kind(r) == "driver")
+        .and_then(|r| p.get(r, "v"));
+    // Virtual netdevs: the bonding and team drivers make a LAG (named like the switch
+    // platforms' LAGs); 8021q a VLAN. Their kind wins over the "ethernet" an output that
+    // names the netdev without saying what it is gave it.
+    let kind = match driver {
+        Some("bonding" | "team") => "port-channel",
+        Some("8021q") => "vlan",
+        _ => "ethernet",
+    };
+    let i = dev.iface(&name, kind);
+    if kind != "ethernet" && i.kind == "ethernet" {
+        i.kind = kind.to_string();
+    }
+    let n = nic_of(i);
     for r in &p.records {
         let src = o.src(r.line);
         let Some(v) = p.get(r, "v") else {
@@ -71,6 +88,8 @@ pub fn ethtool_driver(dev: &mut Device, o: &Output) {
         };
         match p.kind(r) {
             "driver" => n.driver = known(v.to_string(), &src),
+            // bonding prints its ABI version as firmware-version: no firmware at all
+            "firmware" if driver == Some("bonding") => {}
             "firmware" => n.firmware = known(v.trim().to_string(), &src),
             // virtual devices print "N/A" or nothing
             "bus" if v.contains(':') => n.pci_address = known(pci_addr(v), &src),
@@ -105,9 +124,15 @@ pub fn ethtool_stats(dev: &mut Device, o: &Output) {
     if counters.is_empty() {
         return;
     }
-    let per_prio = counters
+    // mlx5 names per-priority counters rx_prioN_* / tx_prioN_*; bnxt_en prints the PFC frames
+    // received / sent with priority N's enable bit set as rx_/tx_pfc_ena_frames_priN (all
+    // eight, whether PFC is on or not) and has no per-priority pause duration or discards.
+    let mlx5_prio = counters
         .iter()
         .any(|(n, _, _)| n.starts_with("rx_prio") || n.starts_with("tx_prio"));
+    let bnxt_prio = counters.iter().any(|(n, _, _)| {
+        n.starts_with("rx_pfc_ena_frames_pri") || n.starts_with("tx_pfc_ena_frames_pri")
+    });
     let mut rx_pause = [None; 8];
     let mut tx_pause = [None; 8];
     let mut rx_dur = [None; 8];
@@ -128,6 +153,10 @@ pub fn ethtool_stats(dev: &mut Device, o: &Output) {
             tx_dur[pr] = Some(*v);
         } else if let Some(pr) = prio_counter(n, "rx_prio", "_discards") {
             rx_disc[pr] = Some(*v);
+        } else if let Some(pr) = prio_counter(n, "rx_pfc_ena_frames_pri", "") {
+            rx_pause[pr] = Some(*v);
+        } else if let Some(pr) = prio_counter(n, "tx_pfc_ena_frames_pri", "") {
+            tx_pause[pr] = Some(*v);
         } else {
             let slot = match *n {
                 "tx_pause_storm_warning_events" => &mut c.tx_pause_storm_warning_events,
@@ -142,14 +171,22 @@ pub fn ethtool_stats(dev: &mut Device, o: &Output) {
             *slot = known(*v, &src);
         }
     }
-    if per_prio {
+    if mlx5_prio || bnxt_prio {
         c.rx_prio_pause = known(rx_pause.to_vec(), &first);
         c.tx_prio_pause = known(tx_pause.to_vec(), &first);
+    }
+    if mlx5_prio {
         c.rx_prio_pause_duration = known(rx_dur.to_vec(), &first);
         c.tx_prio_pause_duration = known(tx_dur.to_vec(), &first);
         c.rx_prio_discards = known(rx_disc.to_vec(), &first);
+    }
+    // The RDMA summary of the port repeats whether pause counters exist; only on a netdev an
+    // output has already tied to an RDMA device (no RDMA object is invented for it).
+    if (mlx5_prio || bnxt_prio)
+        && let Some(r) = i.rdma.as_mut()
+    {
         let any = rx_pause.iter().chain(tx_pause.iter()).any(Option::is_some);
-        super::rdma_of(i).prio_pause_counters = known(any, &first);
+        r.prio_pause_counters = known(any, &first);
     }
 }
 
@@ -228,7 +265,7 @@ pub fn hw_counters(
             continue;
         };
         let Some(netdev) = map.netdev(d, port) else {
-            undefined_dev(notes, idx, d, r.line);
+            undefined_dev(notes, map, idx, d, r.line);
             continue;
         };
         let c = counters_of(nic_of(dev.iface(netdev, "ethernet")));

@@ -4,7 +4,8 @@
 //! Storage platform check (`gdscheck -p`).
 
 use crate::model::{
-    Gds, GdsDriver, Host, Mount, Nvme, NvmeController, NvmePath, NvmeSubsystem, Src, known,
+    Gds, GdsDriver, Host, Mount, Nvme, NvmeController, NvmeNamespace, NvmeNsPath, NvmePath,
+    NvmeSubsystem, Sourced, Src, known,
 };
 use crate::vendor::Output;
 use serde_json::Value;
@@ -35,20 +36,34 @@ fn path_from_json(v: &Value) -> Option<NvmePath> {
     })
 }
 
-/// Counts derived from the paths.
+/// Counts derived from the paths (and namespaces, where listed).
 fn finish_subsystem(s: &mut NvmeSubsystem) {
     s.transport = s.paths.iter().find_map(|p| p.transport.clone());
-    s.live_paths = s
-        .paths
-        .iter()
-        .filter(|p| p.state.as_deref() == Some("live"))
-        .count() as u32;
-    s.optimized_paths = s.paths.iter().any(|p| p.ana_state.is_some()).then(|| {
+    // no state printed for any path (nvme-cli 1.x JSON): how many are live is not known
+    s.live_paths = s.paths.iter().any(|p| p.state.is_some()).then(|| {
         s.paths
             .iter()
-            .filter(|p| p.ana_state.as_deref() == Some("optimized"))
+            .filter(|p| p.state.as_deref() == Some("live"))
             .count() as u32
     });
+    let optimized = |states: &mut dyn Iterator<Item = Option<&str>>| {
+        states.filter(|a| *a == Some("optimized")).count() as u32
+    };
+    let ns_ana = s.namespaces.as_ref().filter(|ns| {
+        ns.iter()
+            .any(|n| n.paths.iter().any(|p| p.ana_state.is_some()))
+    });
+    s.optimized_paths = match ns_ana {
+        Some(ns) => ns
+            .iter()
+            .map(|n| optimized(&mut n.paths.iter().map(|p| p.ana_state.as_deref())))
+            .min(),
+        None => s
+            .paths
+            .iter()
+            .any(|p| p.ana_state.is_some())
+            .then(|| optimized(&mut s.paths.iter().map(|p| p.ana_state.as_deref()))),
+    };
 }
 
 /// `nvme list-subsys -o json`, nvme-cli 2.x (array of hosts, Paths inside each subsystem)
@@ -96,19 +111,18 @@ fn list_subsys_json(o: &Output) -> Vec<NvmeSubsystem> {
     out
 }
 
-/// `nvme show-topology` / `nvme list-subsys` text: the paths of each subsystem's first
-/// namespace (later namespaces repeat the controllers, possibly with other ANA states).
+/// `nvme show-topology` / `nvme list-subsys` text: each subsystem's paths (one per controller)
+/// and, when namespaces are listed, the ANA state of every path for each namespace (the
+/// namespaces repeat the controllers, possibly with other ANA states).
 fn topology_text(o: &Output) -> Vec<NvmeSubsystem> {
     let p = &o.parsed;
     let mut out: Vec<NvmeSubsystem> = Vec::new();
-    let mut ns_seen = 0;
     for r in &p.records {
         match p.kind(r) {
             "subsys" => {
                 let (Some(name), Some(nqn)) = (p.get(r, "name"), p.get(r, "nqn")) else {
                     continue;
                 };
-                ns_seen = 0;
                 out.push(NvmeSubsystem {
                     name: name.to_string(),
                     nqn: nqn.to_string(),
@@ -122,12 +136,34 @@ fn topology_text(o: &Output) -> Vec<NvmeSubsystem> {
                     s.iopolicy = p.get(r, "v").map(str::to_string);
                 }
             }
-            "ns" => ns_seen += 1,
-            "path" if ns_seen <= 1 => {
+            "ns" => {
+                let (Some(s), Some(nsid)) = (out.last_mut(), p.num::<u32>(r, "ns")) else {
+                    continue;
+                };
+                s.namespaces
+                    .get_or_insert_with(Vec::new)
+                    .push(NvmeNamespace {
+                        nsid,
+                        paths: Vec::new(),
+                    });
+            }
+            "path" => {
                 let (Some(s), Some(ctrl)) = (out.last_mut(), p.get(r, "ctrl")) else {
                     continue;
                 };
-                if s.paths.iter().any(|x| x.controller == ctrl) {
+                let ana = p.get(r, "ana").map(str::to_string);
+                if let Some(n) = s.namespaces.as_mut().and_then(|ns| ns.last_mut()) {
+                    n.paths.push(NvmeNsPath {
+                        controller: ctrl.to_string(),
+                        ana_state: ana.clone(),
+                    });
+                }
+                if let Some(x) = s.paths.iter_mut().find(|x| x.controller == ctrl) {
+                    // the same controller under another namespace: one ANA state for the
+                    // path only while every namespace agrees
+                    if x.ana_state != ana {
+                        x.ana_state = None;
+                    }
                     continue;
                 }
                 let addr = p.get(r, "addr").unwrap_or("");
@@ -136,7 +172,7 @@ fn topology_text(o: &Output) -> Vec<NvmeSubsystem> {
                     transport: p.get(r, "transport").map(str::to_string),
                     traddr: traddr(addr),
                     state: p.get(r, "state").map(str::to_string),
-                    ana_state: p.get(r, "ana").map(str::to_string),
+                    ana_state: ana,
                 });
             }
             _ => {}
@@ -306,6 +342,9 @@ pub fn storage(host: &mut Host, outs: &[&Output]) -> bool {
                 let Some(ts) = t.iter().find(|x| x.nqn == s.nqn) else {
                     continue;
                 };
+                if s.namespaces.is_none() {
+                    s.namespaces = ts.namespaces.clone();
+                }
                 for path in s.paths.iter_mut().filter(|p| p.ana_state.is_none()) {
                     path.ana_state = ts
                         .paths
@@ -319,8 +358,33 @@ pub fn storage(host: &mut Host, outs: &[&Output]) -> bool {
         (j, t) => j.or(t),
     };
     if let Some(mut subs) = subs {
+        // a path whose output prints no state (nvme-cli 1.x JSON) takes its controller's state
+        // from sysfs, when collected
+        if let Some(ctrls) = &nvme.controllers {
+            for path in subs.iter_mut().flat_map(|s| s.paths.iter_mut()) {
+                if path.state.is_none() {
+                    path.state = ctrls
+                        .iter()
+                        .find(|c| c.name == path.controller)
+                        .and_then(|c| c.state.clone());
+                }
+            }
+        }
         subs.iter_mut().for_each(finish_subsystem);
         nvme.subsystems = Some(subs);
+        nvme_seen = true;
+    }
+    // Without the sysfs parameter (the running value, which wins), the kernel command line
+    // may still say how nvme_core was loaded.
+    if nvme.multipath.is_none()
+        && let Some(c) = &host.cmdline
+        && let Some(on) = super::boot::cmdline_nvme_multipath(&c.value)
+    {
+        nvme.multipath = Some(Sourced {
+            value: on,
+            src: c.src.clone(),
+            default: false,
+        });
         nvme_seen = true;
     }
     if let (Some(ctrls), Some(conf)) = (nvme.controllers.as_mut(), &conf) {
@@ -417,6 +481,30 @@ fn gds_of(m: &Mount, host: &Host) -> (Option<String>, Option<String>) {
     }
 }
 
+/// A /proc/mounts field as written: the kernel escapes space, tab, newline and backslash as
+/// three octal digits (`\040`, `\011`, `\012`, `\134`); any other backslash is kept.
+fn unescape_mount(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\'
+            && let Some(oct) = b.get(i + 1..i + 4)
+            && oct.iter().all(|c| (b'0'..=b'7').contains(c))
+        {
+            let v = oct.iter().fold(0u32, |a, c| a * 8 + u32::from(c - b'0'));
+            if let Ok(byte) = u8::try_from(v) {
+                out.push(byte);
+                i += 4;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 fn mounts(host: &mut Host, o: &Output) {
     let p = &o.parsed;
     let mut list = Vec::new();
@@ -430,9 +518,8 @@ fn mounts(host: &mut Host, o: &Output) {
             continue;
         };
         let mut m = Mount {
-            spec: dev.to_string(),
-            // /proc/mounts escapes spaces as \040
-            mountpoint: mp.replace("\\040", " "),
+            spec: unescape_mount(dev),
+            mountpoint: unescape_mount(mp),
             fstype: fs.to_string(),
             options: opts.split(',').map(str::to_string).collect(),
             file: o.file.to_string(),
@@ -496,4 +583,19 @@ fn gdscheck(host: &mut Host, o: &Output) -> bool {
         g.drivers = Some(drivers);
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unescape_mount;
+
+    #[test]
+    fn mount_fields_unescaped() {
+        assert_eq!(
+            unescape_mount("nas01:/export/ml\\040data"),
+            "nas01:/export/ml data"
+        );
+        assert_eq!(unescape_mount("/mnt/a\\134b\\011c"), "/mnt/a\\b\tc");
+        assert_eq!(unescape_mount("/mnt/x\\9y\\04"), "/mnt/x\\9y\\04");
+    }
 }
