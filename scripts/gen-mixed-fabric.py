@@ -134,6 +134,8 @@ DEMO_CASES = [
     "MTU003/junos-default-mtu",
     "PFC001/onyx-priority-3-not-enabled",
     "ECN001/os10-queue-without-wred",
+    "DSCP002/sonic-dscp-26-to-tc-4",
+    "WDG001/sonic-no-pfc-wd-ethernet0",
 ]
 
 DEMO = "fixtures/demo-mixed-fabric"

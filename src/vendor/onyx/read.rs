@@ -315,11 +315,7 @@ fn if_stmt(
             };
             f.qos.trust = at(mode.to_string(), src);
         }
-        "if_rewrite" => {
-            if get("what") == "dscp" {
-                f.qos.rewrite_dscp = at(!no, src);
-            }
-        }
+        "if_rewrite" if get("what") == "dscp" => f.qos.rewrite_dscp = at(!no, src),
         "if_tc_cc" | "if_tc_cc_no" => {
             let Some(tc) = p.num::<u8>(r, "tc") else {
                 return;

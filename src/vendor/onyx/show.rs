@@ -366,11 +366,9 @@ pub(super) fn interfaces_ethernet(dev: &mut Device, o: &Output) {
                     set(&mut i.speed_gbps, known(g, &src));
                 }
             }
-            "flowcontrol" => {
-                if i.kind == "ethernet" {
-                    set(&mut i.link_pause.rx, known(get("rx") == "on", &src));
-                    set(&mut i.link_pause.tx, known(get("tx") == "on", &src));
-                }
+            "flowcontrol" if i.kind == "ethernet" => {
+                set(&mut i.link_pause.rx, known(get("rx") == "on", &src));
+                set(&mut i.link_pause.tx, known(get("tx") == "on", &src));
             }
             "switchport" => {
                 if matches!(get("mode"), "access" | "trunk" | "hybrid") {
@@ -422,6 +420,9 @@ pub(super) fn interfaces_ethernet_json(dev: &mut Device, o: &Output) {
 
 // ---------------------------------------------------------------------------------------------
 // show interfaces ethernet X congestion-control | json-print
+
+/// One traffic class of it: (tc, ECN marking on, RED drop on, minimum and maximum threshold).
+type CcRow = (usize, Field<bool>, Field<bool>, Field<u64>, Field<u64>);
 // ---------------------------------------------------------------------------------------------
 
 pub(super) fn congestion_control_json(dev: &mut Device, o: &Output) {
@@ -443,7 +444,7 @@ pub(super) fn congestion_control_json(dev: &mut Device, o: &Output) {
         return;
     };
     let mut from = 0;
-    let mut rows: Vec<(usize, Field<bool>, Field<bool>, Field<u64>, Field<u64>)> = Vec::new();
+    let mut rows: Vec<CcRow> = Vec::new();
     for it in items {
         let Some(tc) = it
             .get("header")
