@@ -188,9 +188,24 @@ def write_demo():
         f.write("\n".join(lines))
 
 
+def write_emulated_junos():
+    """The emulated Junos spine of the collection tests answers `show configuration | display
+    set` (what collect asks a Junos device for) with the set form of the demo's curly config."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "junos_display_set", os.path.join(os.path.dirname(__file__), "junos-display-set.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with open(f"{DEMO}/configs/spine2.conf") as f:
+        text = mod.display_set(f.read())
+    with open("fixtures/emulator/mixed/spine2-display-set.txt", "w") as f:
+        f.write(text)
+
+
 if __name__ == "__main__":
     os.makedirs(f"{OUT}/configs", exist_ok=True)
     write_fabric()
     write_hosts()
     if DEMO_CASES:
         write_demo()
+        write_emulated_junos()

@@ -54,6 +54,10 @@ pub struct Faults {
     pub hang: Vec<String>,
     #[serde(default)]
     pub endless: BTreeMap<String, u64>,
+    /// The CLI accepts the paging-off command but keeps paging (a role without the right to
+    /// change the terminal): the collector must answer every pager prompt.
+    #[serde(default)]
+    pub sticky_paging: bool,
 }
 
 fn yes() -> bool {
@@ -73,6 +77,7 @@ pub struct Device {
     pub outputs: HashMap<String, Arc<Vec<u8>>>,
     pub hang: HashSet<String>,
     pub endless: HashMap<String, u64>,
+    pub sticky_paging: bool,
 }
 
 impl Device {
@@ -111,6 +116,7 @@ impl Device {
             outputs,
             hang: f.faults.hang.into_iter().collect(),
             endless: f.faults.endless.into_iter().collect(),
+            sticky_paging: f.faults.sticky_paging,
         })
     }
 
@@ -310,7 +316,7 @@ impl Conn {
             || cmd == "set cli screen-length 0"
             || cmd == "no cli session paging enable"
         {
-            st.paging = false;
+            st.paging = dev.sticky_paging;
             Vec::new()
         } else if cmd.starts_with("terminal width") || cmd.starts_with("terminal length") {
             Vec::new()

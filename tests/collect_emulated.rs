@@ -1,5 +1,5 @@
 //! Collection over real SSH sessions against emulated switches and hosts (russh servers on
-//! 127.0.0.1 playing NX-OS, EOS and Linux from fixture outputs): the CLI is run as a user runs
+//! 127.0.0.1 playing every platform from fixture outputs): the CLI is run as a user runs
 //! it, the snapshot it writes is checked file by file and then audited.
 
 use fabric_audit::emulator::{self, Access, Device};
@@ -311,6 +311,162 @@ fn demo_fabric_collected_over_ssh_then_audited() {
             .iter()
             .all(|d| d["status"].as_str() == Some("collected"))
     );
+}
+
+/// The mixed-NOS demo fabric (Cumulus and Junos spines, SONiC, Onyx and OS10 leaves, Linux
+/// hosts), every device emulated with its platform's prompt and pager: spine2 (Junos), leaf3
+/// (Onyx) and leaf4 (OS10) are collected through the interactive CLI with paging that cannot be
+/// turned off (`---(more)---`, `--More--`, `--more--` answered), leaf2 (SONiC) refuses exec and
+/// falls back to the shell. The audit of what SSH brought back reports exactly the
+/// errors the audit of the fixture files reports, and every configuration arrived whole.
+#[test]
+fn mixed_fabric_collected_over_ssh_matches_the_files() {
+    let lab = Lab::new("mixed");
+    let demo = root().join("fixtures/demo-mixed-fabric");
+    let fabric: toml::Table =
+        toml::from_str(&std::fs::read_to_string(demo.join("fabric.toml")).unwrap()).unwrap();
+    let mut inv = toml::Table::new();
+    inv.insert("policy".into(), fabric["policy"].clone());
+    inv.insert("link".into(), fabric["link"].clone());
+    let mut roles = BTreeMap::new();
+    for d in fabric["device"].as_array().unwrap() {
+        roles.insert(
+            d["name"].as_str().unwrap().to_string(),
+            d.get("role").and_then(|r| r.as_str()).map(str::to_string),
+        );
+    }
+    let emu = root().join("fixtures/emulator/mixed");
+    let mut names: Vec<String> = std::fs::read_dir(&emu)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 10);
+    let mut kh = String::new();
+    let mut devices = Vec::new();
+    let mut configs = Vec::new();
+    for name in &names {
+        let mut dev = device(&emu.join(format!("{name}.toml")));
+        // Switches serve their configuration; hosts a whole device folder (checked elsewhere).
+        if dev.platform != "linux" {
+            for (cmd, text) in &dev.outputs {
+                configs.push((
+                    name.clone(),
+                    cmd.clone(),
+                    String::from_utf8_lossy(text).into_owned(),
+                ));
+            }
+        }
+        let shell = matches!(name.as_str(), "spine2" | "leaf3");
+        if shell || name == "leaf4" {
+            // Paging stays on whatever the session asks: every pager prompt must be answered.
+            dev.page_lines = 12;
+            dev.sticky_paging = true;
+        }
+        if name == "leaf2" {
+            dev.exec = false;
+        }
+        let platform = dev.platform.clone();
+        let addr = lab.serve(dev);
+        kh.push_str(&lab.known_hosts_line(addr, lab.host_key.public_key()));
+        let mut d = toml::Table::new();
+        d.insert("name".into(), name.clone().into());
+        d.insert("address".into(), addr.ip().to_string().into());
+        d.insert("port".into(), i64::from(addr.port()).into());
+        d.insert("platform".into(), platform.into());
+        if let Some(Some(r)) = roles.get(name) {
+            d.insert("role".into(), r.clone().into());
+        }
+        if shell {
+            d.insert("session".into(), "shell".into());
+        }
+        devices.push(toml::Value::Table(d));
+    }
+    inv.insert("device".into(), toml::Value::Array(devices));
+    let khf = lab.write("known_hosts", &kh);
+    let mut defaults = toml::Table::new();
+    defaults.insert("user".into(), "audit".into());
+    defaults.insert(
+        "identity_file".into(),
+        lab.client_key_file.display().to_string().into(),
+    );
+    defaults.insert("known_hosts".into(), khf.display().to_string().into());
+    inv.insert("defaults".into(), toml::Value::Table(defaults));
+    let invf = lab.write("inventory.toml", &toml::to_string(&inv).unwrap());
+    let snap = lab.dir.join("snap");
+    let out = lab.run(
+        &[
+            "audit",
+            "--inventory",
+            invf.to_str().unwrap(),
+            snap.to_str().unwrap(),
+            "--ssh-config",
+            "none",
+            "--format",
+            "json",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
+    let over_ssh: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Every configuration arrived whole (paged, echoed and prompted sessions included).
+    assert_eq!(configs.len(), 6);
+    let mut redacted = 0;
+    for (name, cmd, want) in &configs {
+        let meta = device_toml(&snap, name);
+        let c = commands(&meta)
+            .into_iter()
+            .find(|c| c["cmd"].as_str() == Some(cmd.as_str()))
+            .unwrap_or_else(|| panic!("{name}: {cmd:?} not collected: {meta:?}"));
+        assert_eq!(c["exit"].as_integer(), Some(0), "{name}: {c:?}");
+        let got = std::fs::read_to_string(
+            snap.join("devices")
+                .join(name)
+                .join(c["file"].as_str().unwrap()),
+        )
+        .unwrap();
+        let norm = |t: &str| -> Vec<String> {
+            t.lines()
+                .map(|l| l.trim_end().to_string())
+                .filter(|l| !l.is_empty())
+                .collect()
+        };
+        let (got, want) = (norm(&got), norm(want));
+        assert_eq!(got.len(), want.len(), "{name}: {cmd:?} line count differs");
+        for (g, w) in got.iter().zip(&want) {
+            // Secrets are redacted before they are written: the rest of the line is kept.
+            match g.split_once("<redacted>") {
+                Some((head, _)) if g != w => {
+                    assert!(w.starts_with(head), "{name}: {g:?} vs {w:?}");
+                    redacted += 1;
+                }
+                _ => assert_eq!(g, w, "{name}: {cmd:?} differs"),
+            }
+        }
+    }
+    assert!(redacted > 0, "no secret of the configs was redacted");
+    // Same errors as the audit of the files themselves.
+    let files = Command::new(BIN)
+        .args(["audit", demo.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let from_files: Value = serde_json::from_slice(&files.stdout).unwrap();
+    let errors = |v: &Value| -> Vec<String> {
+        let mut e: Vec<String> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] == "error")
+            .map(|f| format!("{} {} {}", f["rule"], f["device"], f["interface"]))
+            .collect();
+        e.sort();
+        e
+    };
+    let want = errors(&from_files);
+    assert!(want.len() >= 6, "{want:?}");
+    assert_eq!(errors(&over_ssh), want);
 }
 
 fn nxos_device(name: &str) -> Device {
