@@ -21,8 +21,8 @@ pub struct Audit {
     pub fabric: Fabric,
     pub findings: Vec<Finding>,
     pub rules: usize,
-    /// Per rule, how many objects it checked and found correct.
-    pub passes: std::collections::BTreeMap<String, usize>,
+    /// Per rule, how many objects it checked and found correct, and on which platforms.
+    pub passes: crate::rules::eval::Passes,
 }
 
 /// Load the embedded rules, then `dir`'s (same id replaces).

@@ -112,7 +112,7 @@ fn cases() -> Vec<(String, PathBuf)> {
 }
 
 /// Runs a case; returns, besides the verdict, which rules checked and passed objects in it.
-fn run_case(id: &str, path: &Path) -> (Result<(), String>, BTreeMap<String, usize>) {
+fn run_case(id: &str, path: &Path) -> (Result<(), String>, fabric_audit::rules::eval::Passes) {
     let tmp = std::env::temp_dir().join(format!(
         "fa-rulecase-{}-{}-{}",
         std::process::id(),
@@ -212,10 +212,11 @@ fn run_case_in(id: &str, path: &Path, tmp: &Path) -> Result<(), String> {
 #[test]
 fn every_rule_case_fires_where_expected() {
     let mut failures = Vec::new();
-    let mut passes: BTreeMap<String, usize> =
-        fabric_audit::audit::run(&fixtures().join("clean-fabric"), &Default::default())
-            .unwrap()
-            .passes;
+    let mut passes = fabric_audit::rules::eval::Passes::default();
+    for base in ["clean-fabric", "clean-mixed-fabric"] {
+        let a = fabric_audit::audit::run(&fixtures().join(base), &Default::default()).unwrap();
+        merge(&mut passes, a.passes);
+    }
     // FA_CASES=text runs only the cases whose path contains it (while writing cases).
     let only = std::env::var("FA_CASES").ok();
     let all: Vec<(String, PathBuf)> = cases()
@@ -249,9 +250,7 @@ fn every_rule_case_fires_where_expected() {
         if let Err(e) = r {
             failures.push(e);
         }
-        for (k, n) in p {
-            *passes.entry(k).or_default() += n;
-        }
+        merge(&mut passes, p);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     if only.is_some() {
@@ -260,12 +259,41 @@ fn every_rule_case_fires_where_expected() {
     let never: Vec<&String> = all
         .iter()
         .map(|(id, _)| id)
-        .filter(|id| passes.get(*id).copied().unwrap_or(0) == 0)
+        .filter(|id| passes.count.get(*id).copied().unwrap_or(0) == 0)
         .collect();
     assert!(
         never.is_empty(),
         "rules that never passed on any fixture object: {never:?}"
     );
+    // The clean half of "a firing and a clean fixture on every platform it can express": every
+    // rule passes on a real object of every platform it claims (in a clean fabric, or in the
+    // correct parts of a case).
+    let rules = fabric_audit::audit::load_rules(None).unwrap();
+    let mut missing = Vec::new();
+    for r in &rules.rules {
+        for p in &r.spec.platforms {
+            if !passes
+                .platforms
+                .get(&r.spec.id)
+                .is_some_and(|s| s.contains(p))
+            {
+                missing.push(format!("{} on {p}", r.spec.id));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "rules that pass on no object of a platform they claim: {missing:?}"
+    );
+}
+
+fn merge(into: &mut fabric_audit::rules::eval::Passes, from: fabric_audit::rules::eval::Passes) {
+    for (k, n) in from.count {
+        *into.count.entry(k).or_default() += n;
+    }
+    for (k, ps) in from.platforms {
+        into.platforms.entry(k).or_default().extend(ps);
+    }
 }
 
 #[test]

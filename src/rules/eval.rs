@@ -448,6 +448,15 @@ struct Pending {
     /// Rule ids that ran and passed on an object (for coverage: a clean fixture must exercise
     /// a rule, not merely not reach it).
     passed: Vec<String>,
+    /// Platforms of the objects (a device, or both ends of a link) for per-platform coverage.
+    on: Vec<String>,
+}
+
+/// Per rule: how many objects it checked and passed, and on which platforms.
+#[derive(Debug, Default, Clone)]
+pub struct Passes {
+    pub count: BTreeMap<String, usize>,
+    pub platforms: BTreeMap<String, std::collections::BTreeSet<String>>,
 }
 
 fn record(
@@ -597,10 +606,7 @@ pub fn evaluate(rs: &RuleSet, fabric: &Fabric) -> Vec<Finding> {
 }
 
 /// Evaluate, also counting per rule how many objects it checked and passed.
-pub fn evaluate_with_passes(
-    rs: &RuleSet,
-    fabric: &Fabric,
-) -> (Vec<Finding>, BTreeMap<String, usize>) {
+pub fn evaluate_with_passes(rs: &RuleSet, fabric: &Fabric) -> (Vec<Finding>, Passes) {
     let policy = Value::from(Serde(&fabric.policy));
     let params: Vec<Value> = rs
         .rules
@@ -653,7 +659,10 @@ pub fn evaluate_with_passes(
         .par_iter()
         .enumerate()
         .map(|(di, d)| {
-            let mut out = Pending::default();
+            let mut out = Pending {
+                on: vec![d.platform.clone()],
+                ..Default::default()
+            };
             let v = &vals[di];
             for (ii, iface) in d.interfaces.iter().enumerate() {
                 let mut base: BTreeMap<String, Value> = BTreeMap::new();
@@ -706,7 +715,13 @@ pub fn evaluate_with_passes(
         .enumerate()
         .filter_map(|(li, l)| {
             let ((ad, ai), (bd, bi)) = link_ends[li]?;
-            let mut out = Pending::default();
+            let mut out = Pending {
+                on: vec![
+                    fabric.devices[ad].platform.clone(),
+                    fabric.devices[bd].platform.clone(),
+                ],
+                ..Default::default()
+            };
             let a: &Interface = &fabric.devices[ad].interfaces[ai];
             let b: &Interface = &fabric.devices[bd].interfaces[bi];
             let mut base: BTreeMap<String, Value> = BTreeMap::new();
@@ -728,7 +743,11 @@ pub fn evaluate_with_passes(
         })
         .collect();
 
-    let mut fab = Pending::default();
+    // A fabric-wide rule looks at every device at once: it covers every platform present.
+    let mut fab = Pending {
+        on: fabric.devices.iter().map(|d| d.platform.clone()).collect(),
+        ..Default::default()
+    };
     if !fabric_rules.is_empty() {
         let mut base: BTreeMap<String, Value> = BTreeMap::new();
         base.insert(
@@ -759,7 +778,7 @@ pub fn evaluate_with_passes(
 
     let mut findings = Vec::new();
     let mut undecided = Vec::new();
-    let mut passes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut passes = Passes::default();
     for p in per_device
         .into_iter()
         .chain(per_link)
@@ -768,7 +787,9 @@ pub fn evaluate_with_passes(
         findings.extend(p.findings);
         undecided.extend(p.undecided);
         for id in p.passed {
-            *passes.entry(id).or_default() += 1;
+            let on = passes.platforms.entry(id.clone()).or_default();
+            on.extend(p.on.iter().cloned());
+            *passes.count.entry(id).or_default() += 1;
         }
     }
     findings.extend(aggregate_undecided(rs, undecided));
