@@ -135,15 +135,17 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// The demo fabric, every device emulated (leaf2 takes no exec requests, spine2 is collected in
-/// shell mode), collected and audited in one `audit --inventory` run: every planted fault is
-/// found, and the host folders equal the demo's byte for byte.
-#[test]
-fn demo_fabric_collected_over_ssh_then_audited() {
-    let lab = Lab::new("demo");
-    let demo = root().join("fixtures/demo-fabric");
-    let fabric_text = std::fs::read_to_string(demo.join("fabric.toml")).unwrap();
-    let fabric: toml::Table = toml::from_str(&fabric_text).unwrap();
+/// Serve every device of `fixtures/emulator/<emu>/` (after `tweak`, which may also return a
+/// session mode for the inventory) and write an inventory for them with the links and policy
+/// of `fabric_dir`'s fabric.toml. Returns the inventory file and the device names.
+fn serve_fabric(
+    lab: &Lab,
+    fabric_dir: &Path,
+    emu: &str,
+    mut tweak: impl FnMut(&str, &mut Device) -> Option<&'static str>,
+) -> (PathBuf, Vec<String>) {
+    let fabric: toml::Table =
+        toml::from_str(&std::fs::read_to_string(fabric_dir.join("fabric.toml")).unwrap()).unwrap();
     let mut inv = toml::Table::new();
     inv.insert("policy".into(), fabric["policy"].clone());
     inv.insert("link".into(), fabric["link"].clone());
@@ -154,21 +156,19 @@ fn demo_fabric_collected_over_ssh_then_audited() {
             d.get("role").and_then(|r| r.as_str()).map(str::to_string),
         );
     }
-    let mut kh = String::new();
-    let mut devices = Vec::new();
-    let mut names: Vec<String> = std::fs::read_dir(root().join("fixtures/emulator/demo"))
+    let dir = root().join("fixtures/emulator").join(emu);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
         .collect();
     names.sort();
+    let mut kh = String::new();
+    let mut devices = Vec::new();
     for name in &names {
-        let mut dev = device(&root().join(format!("fixtures/emulator/demo/{name}.toml")));
-        if name == "leaf2" {
-            dev.exec = false;
-            dev.page_lines = 10;
-        }
+        let mut dev = device(&dir.join(format!("{name}.toml")));
+        let session = tweak(name, &mut dev);
         let platform = dev.platform.clone();
         let addr = lab.serve(dev);
         kh.push_str(&lab.known_hosts_line(addr, lab.host_key.public_key()));
@@ -180,8 +180,8 @@ fn demo_fabric_collected_over_ssh_then_audited() {
         if let Some(Some(r)) = roles.get(name) {
             d.insert("role".into(), r.clone().into());
         }
-        if name == "spine2" {
-            d.insert("session".into(), "shell".into());
+        if let Some(mode) = session {
+            d.insert("session".into(), mode.into());
         }
         devices.push(toml::Value::Table(d));
     }
@@ -196,8 +196,12 @@ fn demo_fabric_collected_over_ssh_then_audited() {
     defaults.insert("known_hosts".into(), khf.display().to_string().into());
     inv.insert("defaults".into(), toml::Value::Table(defaults));
     let invf = lab.write("inventory.toml", &toml::to_string(&inv).unwrap());
-    let snap = lab.dir.join("snap");
-    let out = lab.run(
+    (invf, names)
+}
+
+/// `audit --inventory INV SNAP --format json` as a user runs it.
+fn audit_over_ssh(lab: &Lab, invf: &Path, snap: &Path) -> Output {
+    lab.run(
         &[
             "audit",
             "--inventory",
@@ -209,7 +213,25 @@ fn demo_fabric_collected_over_ssh_then_audited() {
             "json",
         ],
         &[],
-    );
+    )
+}
+
+/// The demo fabric, every device emulated (leaf2 takes no exec requests, spine2 is collected in
+/// shell mode), collected and audited in one `audit --inventory` run: every planted fault is
+/// found, and the host folders equal the demo's byte for byte.
+#[test]
+fn demo_fabric_collected_over_ssh_then_audited() {
+    let lab = Lab::new("demo");
+    let demo = root().join("fixtures/demo-fabric");
+    let (invf, names) = serve_fabric(&lab, &demo, "demo", |name, dev| {
+        if name == "leaf2" {
+            dev.exec = false;
+            dev.page_lines = 10;
+        }
+        (name == "spine2").then_some("shell")
+    });
+    let snap = lab.dir.join("snap");
+    let out = audit_over_ssh(&lab, &invf, &snap);
     assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     let findings = report["findings"].as_array().unwrap();
@@ -323,92 +345,32 @@ fn demo_fabric_collected_over_ssh_then_audited() {
 fn mixed_fabric_collected_over_ssh_matches_the_files() {
     let lab = Lab::new("mixed");
     let demo = root().join("fixtures/demo-mixed-fabric");
-    let fabric: toml::Table =
-        toml::from_str(&std::fs::read_to_string(demo.join("fabric.toml")).unwrap()).unwrap();
-    let mut inv = toml::Table::new();
-    inv.insert("policy".into(), fabric["policy"].clone());
-    inv.insert("link".into(), fabric["link"].clone());
-    let mut roles = BTreeMap::new();
-    for d in fabric["device"].as_array().unwrap() {
-        roles.insert(
-            d["name"].as_str().unwrap().to_string(),
-            d.get("role").and_then(|r| r.as_str()).map(str::to_string),
-        );
-    }
-    let emu = root().join("fixtures/emulator/mixed");
-    let mut names: Vec<String> = std::fs::read_dir(&emu)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert_eq!(names.len(), 10);
-    let mut kh = String::new();
-    let mut devices = Vec::new();
     let mut configs = Vec::new();
-    for name in &names {
-        let mut dev = device(&emu.join(format!("{name}.toml")));
+    let (invf, names) = serve_fabric(&lab, &demo, "mixed", |name, dev| {
         // Switches serve their configuration; hosts a whole device folder (checked elsewhere).
         if dev.platform != "linux" {
             for (cmd, text) in &dev.outputs {
                 configs.push((
-                    name.clone(),
+                    name.to_string(),
                     cmd.clone(),
                     String::from_utf8_lossy(text).into_owned(),
                 ));
             }
         }
-        let shell = matches!(name.as_str(), "spine2" | "leaf3");
+        if name == "leaf2" {
+            dev.exec = false;
+        }
+        let shell = matches!(name, "spine2" | "leaf3");
         if shell || name == "leaf4" {
             // Paging stays on whatever the session asks: every pager prompt must be answered.
             dev.page_lines = 12;
             dev.sticky_paging = true;
         }
-        if name == "leaf2" {
-            dev.exec = false;
-        }
-        let platform = dev.platform.clone();
-        let addr = lab.serve(dev);
-        kh.push_str(&lab.known_hosts_line(addr, lab.host_key.public_key()));
-        let mut d = toml::Table::new();
-        d.insert("name".into(), name.clone().into());
-        d.insert("address".into(), addr.ip().to_string().into());
-        d.insert("port".into(), i64::from(addr.port()).into());
-        d.insert("platform".into(), platform.into());
-        if let Some(Some(r)) = roles.get(name) {
-            d.insert("role".into(), r.clone().into());
-        }
-        if shell {
-            d.insert("session".into(), "shell".into());
-        }
-        devices.push(toml::Value::Table(d));
-    }
-    inv.insert("device".into(), toml::Value::Array(devices));
-    let khf = lab.write("known_hosts", &kh);
-    let mut defaults = toml::Table::new();
-    defaults.insert("user".into(), "audit".into());
-    defaults.insert(
-        "identity_file".into(),
-        lab.client_key_file.display().to_string().into(),
-    );
-    defaults.insert("known_hosts".into(), khf.display().to_string().into());
-    inv.insert("defaults".into(), toml::Value::Table(defaults));
-    let invf = lab.write("inventory.toml", &toml::to_string(&inv).unwrap());
+        shell.then_some("shell")
+    });
+    assert_eq!(names.len(), 10);
     let snap = lab.dir.join("snap");
-    let out = lab.run(
-        &[
-            "audit",
-            "--inventory",
-            invf.to_str().unwrap(),
-            snap.to_str().unwrap(),
-            "--ssh-config",
-            "none",
-            "--format",
-            "json",
-        ],
-        &[],
-    );
+    let out = audit_over_ssh(&lab, &invf, &snap);
     assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
     let over_ssh: Value = serde_json::from_slice(&out.stdout).unwrap();
     // Every configuration arrived whole (paged, echoed and prompted sessions included).
