@@ -78,9 +78,9 @@ thread_local! {
 
 /// Run `f` with `Sourced` values serializing as `{value, file, line, default}`.
 pub fn with_sources<R>(f: impl FnOnce() -> R) -> R {
-    WITH_SOURCES.with(|c| c.set(true));
+    let prev = WITH_SOURCES.with(|c| c.replace(true));
     let r = f();
-    WITH_SOURCES.with(|c| c.set(false));
+    WITH_SOURCES.with(|c| c.set(prev));
     r
 }
 
@@ -155,6 +155,31 @@ pub struct Device {
     /// Storage); absent on switches and on hosts none of whose outputs state any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<Host>,
+    /// Facts whose running state (a show output) differs from what the configuration states or
+    /// implies, on platforms that read both (Cumulus `nv show` operational vs `nv config`);
+    /// unknown (None) where the snapshot does not hold both.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drift: Option<Vec<Drift>>,
+}
+
+/// One fact where the running switch differs from its configuration. The running value is
+/// what the model holds (rules judge the switch as it runs); this records the difference.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Drift {
+    /// The interface, when the fact is per interface.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interface: Option<String>,
+    /// Model path of the fact below the interface or device (`pfc.tx`, `queues[3].ecn.min_bytes`).
+    pub what: String,
+    /// The configured value (JSON text) and where it is stated; `implied` when it is the
+    /// platform default the configuration brings rather than a line of it.
+    pub intended: String,
+    pub intended_at: String,
+    pub implied: bool,
+    /// The running value and the output line that shows it.
+    pub running: String,
+    pub file: String,
+    pub line: u32,
 }
 
 /// Device-wide QoS facts that are not per interface.

@@ -149,6 +149,7 @@ pub fn full_device() -> Device {
         parse: vec![],
         error: Some("x".into()),
         host: Some(full_host()),
+        drift: Some(vec![Drift::default()]),
     }
 }
 

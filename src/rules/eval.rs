@@ -197,6 +197,8 @@ struct DeviceHead<'a> {
     error: &'a Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     host: &'a Option<crate::model::Host>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    drift: &'a Option<Vec<crate::model::Drift>>,
 }
 
 fn head(d: &Device) -> DeviceHead<'_> {
@@ -212,6 +214,7 @@ fn head(d: &Device) -> DeviceHead<'_> {
         parse: &d.parse,
         error: &d.error,
         host: &d.host,
+        drift: &d.drift,
     }
 }
 

@@ -79,7 +79,21 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
         ));
     }
     let ports = apply::apply(dev, &cfg);
+    // What the configuration says, to tell where the running state differs from it.
+    let intended = crate::model::with_sources(|| serde_json::to_value(&*dev)).ok();
     show::overlay(dev, outs, &ports);
+    // Drift is known only when both a configuration and a state output were read.
+    let has_config = outs
+        .iter()
+        .any(|o| o.cmd.config || o.cmd.id.starts_with("nv-config"));
+    let has_state = outs.iter().any(|o| o.cmd.id.starts_with("nv-show"));
+    if has_config
+        && has_state
+        && let Some(before) = intended
+        && let Ok(after) = crate::model::with_sources(|| serde_json::to_value(&*dev))
+    {
+        dev.drift = Some(super::util::drift(&before, &after));
+    }
     notes
 }
 
