@@ -92,7 +92,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
         && let Some(before) = intended
         && let Ok(after) = crate::model::with_sources(|| serde_json::to_value(&*dev))
     {
-        dev.drift = Some(super::util::drift(&before, &after));
+        dev.drift = Some(super::drift::between(&before, &after));
     }
     notes
 }

@@ -6,6 +6,7 @@
 //! interface names, and reports references to things the file never defines.
 
 pub mod cumulus;
+pub mod drift;
 pub mod eos;
 pub mod junos;
 pub mod linux;
