@@ -148,16 +148,27 @@ fn check_syntax(
             Some(names)
         }
         Err(e) => {
-            let (line, col) = line_col(text, re.span().start);
-            errors.push(SpecError {
-                file: file.into(),
-                line,
-                col,
-                msg: format!("bad regex: {e}"),
-            });
+            bad_regex(file, text, re, &e, errors);
             None
         }
     }
+}
+
+/// Record a pattern that does not compile, at its file:line:col.
+fn bad_regex(
+    file: &str,
+    text: &str,
+    re: &toml::Spanned<String>,
+    e: &dyn std::fmt::Display,
+    errors: &mut Vec<SpecError>,
+) {
+    let (line, col) = line_col(text, re.span().start);
+    errors.push(SpecError {
+        file: file.into(),
+        line,
+        col,
+        msg: format!("bad regex: {e}"),
+    });
 }
 
 /// Capture names by group index, from a parsed pattern.
@@ -558,13 +569,7 @@ fn compile_regex(
     match RegexBuilder::new(re.get_ref()).size_limit(1 << 22).build() {
         Ok(r) => Some(r),
         Err(e) => {
-            let (line, col) = line_col(text, re.span().start);
-            errors.push(SpecError {
-                file: file.into(),
-                line,
-                col,
-                msg: format!("bad regex: {e}"),
-            });
+            bad_regex(file, text, re, &e, errors);
             None
         }
     }
