@@ -3,9 +3,10 @@
 use crate::fabric::assemble;
 use crate::finding::Finding;
 use crate::model::{Fabric, Notice};
+use crate::probe::Probe;
 use crate::rules::{RuleSet, table_to_json};
 use crate::snapshot::Snapshot;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Default, Clone)]
@@ -23,6 +24,51 @@ pub struct Audit {
     pub rules: usize,
     /// Per rule, how many objects it checked and found correct, and on which platforms.
     pub passes: crate::rules::eval::Passes,
+    /// Probe results (from the snapshot's `probes.json` or a probe run).
+    pub probes: Vec<Probe>,
+}
+
+/// The file in a snapshot folder that holds probe results (`audit --probe` writes it).
+pub const PROBES_FILE: &str = "probes.json";
+
+#[derive(serde::Deserialize)]
+struct ProbesDoc {
+    probes: Vec<Probe>,
+}
+
+/// Read `probes.json` of a snapshot: a JSON report with a `probes` array, or the bare array.
+pub fn read_probes(snapshot: &Path) -> Result<Option<Vec<Probe>>> {
+    let path = snapshot.join(PROBES_FILE);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let r = if text.trim_start().starts_with('[') {
+        serde_json::from_str::<Vec<Probe>>(&text)
+    } else {
+        serde_json::from_str::<ProbesDoc>(&text).map(|d| d.probes)
+    };
+    r.map(Some).map_err(|e| {
+        anyhow::anyhow!(
+            "{}:{}:{}: not a list of probe results: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        )
+    })
+}
+
+/// Evaluate the probe rules on `probes` and tie each PROBE finding to the config findings on
+/// its path; returns the PROBE findings.
+pub fn probe_findings(
+    rules: &RuleSet,
+    probes: &[Probe],
+    policy: &serde_json::Map<String, serde_json::Value>,
+    config: &[Finding],
+) -> (Vec<Finding>, crate::rules::eval::Passes) {
+    let (found, passes) = crate::rules::eval::evaluate_probes(rules, probes, policy);
+    (crate::probe::report::tie(found, probes, config), passes)
 }
 
 /// Load the embedded rules, then `dir`'s (same id replaces).
@@ -88,11 +134,24 @@ pub fn run(snapshot: &Path, opts: &Options) -> Result<Audit> {
     let snap = Snapshot::read(snapshot)?;
     let (policy, notices) = resolve_policy(&rules, &snap);
     let fabric = assemble(&parsers, &snap, policy, notices);
-    let (findings, passes) = crate::rules::eval::evaluate_with_passes(&rules, &fabric);
+    let (mut findings, mut passes) = crate::rules::eval::evaluate_with_passes(&rules, &fabric);
+    let probes = read_probes(snapshot)?.unwrap_or_default();
+    if !probes.is_empty() {
+        let (pf, pp) = probe_findings(&rules, &probes, &fabric.policy, &findings);
+        findings.extend(pf);
+        crate::finding::sort(&mut findings);
+        for (k, v) in pp.count {
+            *passes.count.entry(k).or_default() += v;
+        }
+        for (k, v) in pp.platforms {
+            passes.platforms.entry(k).or_default().extend(v);
+        }
+    }
     Ok(Audit {
         fabric,
         findings,
         rules: rules.rules.len(),
         passes,
+        probes,
     })
 }

@@ -62,6 +62,38 @@ pub enum Command {
         parsers: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "auto")]
         color: ColorChoice,
+        /// With --inventory: after collecting, run probes between the hosts (see `probe`) and
+        /// audit their results with the snapshot (written to SNAPSHOT/probes.json).
+        #[arg(long, requires = "inventory")]
+        probe: bool,
+        #[command(flatten)]
+        probe_args: crate::probe::command::ProbeArgs,
+    },
+    /// Run RDMA, transport and path-MTU probes between the hosts of an inventory, read their
+    /// counters before and after, and tie the results to the config findings on each path.
+    Probe {
+        /// Inventory: TOML (ours) or Ansible YAML. Its linux devices are the probe hosts.
+        #[arg(long)]
+        inventory: PathBuf,
+        /// Snapshot of the fabric (from `collect`): the cabling that gives each host its leaf
+        /// and each probe its path, and the config findings a probe result is tied to.
+        #[arg(long)]
+        snapshot: Option<PathBuf>,
+        /// Write the results (JSON report with the `probes` array) to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+        #[arg(long, value_enum, default_value = "error")]
+        fail_on: FailOn,
+        #[arg(long)]
+        rules: Option<PathBuf>,
+        #[arg(long)]
+        parsers: Option<PathBuf>,
+        #[command(flatten)]
+        probe_args: crate::probe::command::ProbeArgs,
+        #[command(flatten)]
+        collect: CollectArgs,
     },
     /// Connect to every device of an inventory over SSH, run its platform's read-only commands
     /// and write a snapshot that `audit` reads.
@@ -148,14 +180,12 @@ fn use_color(c: ColorChoice, to_file: bool) -> bool {
     }
 }
 
-/// Run a collection and print its summary on stderr.
-fn collect_run(
+/// Load an inventory with the user's ssh_config and `--limit`; warnings go to stderr.
+pub(crate) fn load_inventory(
     inventory: &std::path::Path,
-    out: &std::path::Path,
-    parsers_dir: Option<&std::path::Path>,
     c: &CollectArgs,
-) -> Result<crate::collect::run::Summary> {
-    use crate::collect::{inventory::Inventory, run, ssh_config::SshConfig};
+) -> Result<crate::collect::inventory::Inventory> {
+    use crate::collect::{inventory::Inventory, ssh_config::SshConfig};
     let ssh = match c.ssh_config.as_deref() {
         Some(p) if p.as_os_str() == "none" => None,
         Some(p) => Some(SshConfig::load(p)?),
@@ -168,6 +198,33 @@ fn collect_run(
     for w in &inv.warnings {
         eprintln!("fabric-audit: {w}");
     }
+    Ok(inv)
+}
+
+/// Exit status for findings against `--fail-on`.
+pub(crate) fn status_for(findings: &[crate::finding::Finding], fail_on: FailOn) -> ExitStatus {
+    let threshold = match fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    if threshold.is_some_and(|t| findings.iter().any(|f| f.severity >= t)) {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    }
+}
+
+/// Run a collection and print its summary on stderr.
+fn collect_run(
+    inventory: &std::path::Path,
+    out: &std::path::Path,
+    parsers_dir: Option<&std::path::Path>,
+    c: &CollectArgs,
+) -> Result<crate::collect::run::Summary> {
+    use crate::collect::run;
+    let inv = load_inventory(inventory, c)?;
     if inv.targets.is_empty() {
         anyhow::bail!("{}: no device to collect from", inventory.display());
     }
@@ -253,7 +310,10 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             rules,
             parsers,
             color,
+            probe,
+            probe_args,
         } => {
+            let inventory_path = inventory.clone();
             let snapshot = match (inventory, snapshot) {
                 (Some(inv), snap) => {
                     let out = snap.unwrap_or_else(|| {
@@ -275,6 +335,27 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                 (None, Some(s)) => s,
                 (None, None) => anyhow::bail!("give a snapshot folder or --inventory"),
             };
+            if probe && let Some(inv) = &inventory_path {
+                let run = crate::probe::command::run(
+                    inv,
+                    Some(&snapshot),
+                    &probe_args,
+                    &collect,
+                    rules.as_deref(),
+                    parsers.as_deref(),
+                )?;
+                let text = report::render(&run.audit, Format::Json, false);
+                let path = snapshot.join(audit::PROBES_FILE);
+                std::fs::write(&path, text)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                if run.interrupted {
+                    eprintln!(
+                        "fabric-audit: probes interrupted; the results so far are in {}",
+                        path.display()
+                    );
+                    return Ok(ExitStatus::Error);
+                }
+            }
             let a = audit::run(
                 &snapshot,
                 &Options {
@@ -284,18 +365,37 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             )?;
             let text = report::render(&a, format, use_color(color, output.is_some()));
             emit(&text, output.as_ref())?;
-            let threshold = match fail_on {
-                FailOn::Error => Some(Severity::Error),
-                FailOn::Warning => Some(Severity::Warning),
-                FailOn::Info => Some(Severity::Info),
-                FailOn::Never => None,
-            };
-            let failed = threshold.is_some_and(|t| a.findings.iter().any(|f| f.severity >= t));
-            Ok(if failed {
-                ExitStatus::Failure
-            } else {
-                ExitStatus::Success
-            })
+            Ok(status_for(&a.findings, fail_on))
+        }
+        Command::Probe {
+            inventory,
+            snapshot,
+            out,
+            format,
+            fail_on,
+            rules,
+            parsers,
+            probe_args,
+            collect,
+        } => {
+            let run = crate::probe::command::run(
+                &inventory,
+                snapshot.as_deref(),
+                &probe_args,
+                &collect,
+                rules.as_deref(),
+                parsers.as_deref(),
+            )?;
+            if let Some(o) = &out {
+                let text = report::render(&run.audit, Format::Json, false);
+                std::fs::write(o, text).with_context(|| format!("cannot write {}", o.display()))?;
+            }
+            emit(&report::render(&run.audit, format, false), None)?;
+            if run.interrupted {
+                eprintln!("fabric-audit: interrupted; the probe processes on the hosts were ended");
+                return Ok(ExitStatus::Error);
+            }
+            Ok(status_for(&run.audit.findings, fail_on))
         }
         Command::Explain { id, rules } => {
             let rs = audit::load_rules(rules.as_deref())?;

@@ -15,6 +15,7 @@ pub mod fabric;
 pub mod finding;
 pub mod model;
 pub mod parser;
+pub mod probe;
 pub mod report;
 pub mod rules;
 pub mod schema;

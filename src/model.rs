@@ -820,7 +820,7 @@ pub struct Nccl {
     pub ib_hca: Field<String>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Endpoint {
     pub device: String,
     pub interface: String,

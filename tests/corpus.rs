@@ -54,6 +54,9 @@ fn result_line(
         .unwrap()
         .to_string_lossy()
         .replace('\\', "/");
+    if let Some(summary) = probe_output(plat, cid, path) {
+        return format!("{rel}\tprobe\t{summary}\t-");
+    }
     let Some(p) = parsers.platform(plat) else {
         return format!("{rel}\tno-parser\t-\t-");
     };
@@ -78,6 +81,19 @@ fn result_line(
         fp.unrecognized.len(),
         fp.undefined.len()
     )
+}
+
+/// Outputs of the probe tools (perftest, qperf, ping -M do) are read by src/probe/output.rs:
+/// the figures they give, or the number of error lines when they give none.
+fn probe_output(plat: &str, cid: &str, path: &Path) -> Option<String> {
+    let tool = match (plat, cid) {
+        ("perftest", c) => c,
+        ("qperf", _) => "qperf",
+        ("linux", "ping-df") => "ping",
+        _ => return None,
+    };
+    let text = fabric_audit::parser::decode(std::fs::read(path).ok()?).ok()?;
+    fabric_audit::probe::output::summary(tool, &text)
 }
 
 #[test]

@@ -7,72 +7,14 @@
 //! namespaces cannot be made the test says so and passes, unless FA_REQUIRE_TESTBED=1 (set by
 //! `scripts/test`, so CI never skips it silently).
 
+mod common;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_fabric-audit");
 const NET: &str = "10.79.0";
 const PREFIX: &str = "fat";
-
-struct Bed {
-    state: PathBuf,
-    script: PathBuf,
-}
-
-impl Bed {
-    fn cmd(&self, what: &str) -> std::process::Output {
-        Command::new(&self.script)
-            .arg(what)
-            .env("FA_TESTBED_DIR", &self.state)
-            .env("FA_TESTBED_PREFIX", PREFIX)
-            .env("FA_TESTBED_NET", NET)
-            .output()
-            .unwrap()
-    }
-}
-
-impl Drop for Bed {
-    fn drop(&mut self) {
-        let _ = self.cmd("down");
-    }
-}
-
-fn up() -> Option<Bed> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let bed = Bed {
-        state: std::env::temp_dir().join(format!("fa-testbed-test-{}", std::process::id())),
-        script: root.join("scripts/testbed"),
-    };
-    let out = bed.cmd("up");
-    let required = std::env::var("FA_REQUIRE_TESTBED").is_ok_and(|v| v == "1");
-    match out.status.code() {
-        Some(0) => Some(bed),
-        Some(77) if !required => {
-            eprintln!(
-                "SKIPPED: the namespace test-bed cannot run here: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-            std::mem::forget(bed);
-            None
-        }
-        _ => panic!(
-            "scripts/testbed up failed ({:?}):\n{}\n{}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    }
-}
-
-fn run(home: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(BIN)
-        .args(args)
-        .env("HOME", home)
-        .env_remove("SSH_AUTH_SOCK")
-        .output()
-        .unwrap()
-}
 
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -94,7 +36,7 @@ fn command<'a>(m: &'a toml::Table, cmd: &str) -> &'a toml::Table {
 
 #[test]
 fn collect_from_namespace_hosts_then_audit_finds_the_odd_mtu() {
-    let Some(bed) = up() else {
+    let Some(bed) = common::up(PREFIX, NET, "testbed-test") else {
         return;
     };
     let st = &bed.state;
@@ -159,7 +101,7 @@ known_hosts = []
     let invf = work.join("inventory.toml");
     std::fs::write(&invf, inv).unwrap();
     let snap = work.join("snap");
-    let out = run(
+    let out = common::run(
         &work,
         &[
             "audit",
@@ -246,7 +188,7 @@ known_hosts = []
     let ymlf = work.join("hosts.yml");
     std::fs::write(&ymlf, yml).unwrap();
     let snap2 = work.join("snap2");
-    let out = run(
+    let out = common::run(
         &work,
         &[
             "collect",

@@ -52,6 +52,16 @@ pub struct Settings {
     pub interfaces: Option<Vec<String>>,
     /// "exec" or "shell": override the platform's session mode (vendor-parsers `[session]`).
     pub session: Option<String>,
+    /// Probes: a folder put first on PATH for perftest/qperf on this host (a perftest built
+    /// under /opt, say).
+    pub tool_dir: Option<String>,
+    /// Probes: the data-plane address other hosts reach this one at (default: the IPv4
+    /// address of its probe interface).
+    pub probe_address: Option<String>,
+    /// Probes: RDMA device and RoCE v2 GID index to use when the host's GID table cannot be
+    /// read (a container without /sys/class/infiniband). Normally found from the GID table.
+    pub rdma_device: Option<String>,
+    pub gid_index: Option<u32>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -116,6 +126,10 @@ pub struct Target {
     pub groups: Vec<String>,
     /// Session mode override: exec | shell.
     pub session: Option<String>,
+    pub tool_dir: Option<String>,
+    pub probe_address: Option<String>,
+    pub rdma_device: Option<String>,
+    pub gid_index: Option<u32>,
 }
 
 /// A loaded inventory.
@@ -381,6 +395,18 @@ impl Inventory {
                     v("ansible_ssh_common_args").and_then(|a: String| proxy_jump_of(&a))
                 }),
                 known_hosts: v("fabric_audit_known_hosts").map(OneOrMany::One),
+                tool_dir: v("fabric_audit_tool_dir"),
+                probe_address: v("fabric_audit_probe_address"),
+                rdma_device: v("fabric_audit_rdma_device"),
+                gid_index: match v("fabric_audit_gid_index") {
+                    Some(g) => Some(g.parse().with_context(|| {
+                        format!(
+                            "{file}: {}: fabric_audit_gid_index {g:?} is not a number",
+                            h.name
+                        )
+                    })?),
+                    None => None,
+                },
                 ..Default::default()
             };
             let host = s.address.clone().unwrap_or_else(|| h.name.clone());
@@ -533,7 +559,28 @@ fn finish(
     if known_hosts.is_empty() {
         known_hosts.extend(super::known_hosts::user_file());
     }
+    let word = |v: Option<String>, what: &str| -> Result<Option<String>> {
+        match v {
+            Some(x) if !crate::probe::remote::safe_word(&x) => bail!(
+                "{file}: device {name:?}: {what} {x:?} may hold only letters, digits and _.:@/+-%"
+            ),
+            v => Ok(v),
+        }
+    };
+    let tool_dir = word(layers.iter().find_map(|s| s.tool_dir.clone()), "tool_dir")?;
+    let probe_address = word(
+        layers.iter().find_map(|s| s.probe_address.clone()),
+        "probe_address",
+    )?;
+    let rdma_device = word(
+        layers.iter().find_map(|s| s.rdma_device.clone()),
+        "rdma_device",
+    )?;
     Ok(Target {
+        tool_dir,
+        probe_address,
+        rdma_device,
+        gid_index: layers.iter().find_map(|s| s.gid_index),
         name: name.to_string(),
         platform,
         role: layers.iter().find_map(|s| s.role.clone()),

@@ -14,6 +14,8 @@ pub struct Report<'a> {
     pub summary: Summary,
     pub findings: &'a [Finding],
     pub parse: Vec<&'a FileParse>,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub probes: &'a [crate::probe::Probe],
 }
 
 #[derive(Serialize)]
@@ -83,6 +85,7 @@ pub fn render(a: &Audit) -> String {
         summary: summary(a),
         findings: &a.findings,
         parse: a.fabric.devices.iter().flat_map(|d| &d.parse).collect(),
+        probes: &a.probes,
     };
     serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
         + "\n"

@@ -74,6 +74,10 @@ pub fn render(a: &Audit, color: bool) -> String {
             Cell::new(src),
         ]);
     }
+    if !a.probes.is_empty() {
+        out.push_str("Probes:\n");
+        out.push_str(&crate::probe::report::table(&a.probes));
+    }
     if a.findings.is_empty() {
         out.push_str("No findings.\n");
     } else {

@@ -850,3 +850,59 @@ fn aggregate_undecided(rs: &RuleSet, items: Vec<Undecided>) -> Vec<Finding> {
     }
     out
 }
+
+/// Evaluate the probe-scope rules on probe results. Each finding carries the index of the probe
+/// it is about; "could not decide" findings are aggregated per host like the others.
+pub fn evaluate_probes(
+    rs: &RuleSet,
+    probes: &[crate::probe::Probe],
+    policy: &serde_json::Map<String, serde_json::Value>,
+) -> (Vec<(Option<usize>, Finding)>, Passes) {
+    let policy_v = Value::from(Serde(policy));
+    let params: Vec<Value> = rs.rules.iter().map(|r| params_of(r, policy)).collect();
+    let rules: Vec<(usize, &Rule)> = rs
+        .rules
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.scope == Scope::Probe)
+        .collect();
+    let mut out = Vec::new();
+    let mut undecided = Vec::new();
+    let mut passes = Passes::default();
+    for (pi, p) in probes.iter().enumerate() {
+        let mut pending = Pending {
+            on: vec!["linux".into()],
+            ..Default::default()
+        };
+        let mut base: BTreeMap<String, Value> = BTreeMap::new();
+        base.insert("p".into(), Value::from(Serde(p)));
+        base.insert("policy".into(), policy_v.clone());
+        let obj = Obj {
+            device: &p.src,
+            interface: Some(&p.src_if),
+            peer: Some(Endpoint {
+                device: p.dst.clone(),
+                interface: p.dst_if.clone(),
+            }),
+            roots: vec![],
+            fallback: None,
+        };
+        run_scope(rs, &rules, &params, &obj, &mut base, &mut pending);
+        out.extend(pending.findings.into_iter().map(|f| (Some(pi), f)));
+        undecided.extend(pending.undecided);
+        for id in pending.passed {
+            passes
+                .platforms
+                .entry(id.clone())
+                .or_default()
+                .insert("linux".into());
+            *passes.count.entry(id).or_default() += 1;
+        }
+    }
+    out.extend(
+        aggregate_undecided(rs, undecided)
+            .into_iter()
+            .map(|f| (None, f)),
+    );
+    (out, passes)
+}

@@ -75,6 +75,8 @@ pub enum Scope {
     Device,
     Link,
     Fabric,
+    /// One probe result (`p`); see src/probe.
+    Probe,
 }
 
 impl Scope {
@@ -85,6 +87,7 @@ impl Scope {
             "device" => Scope::Device,
             "link" => Scope::Link,
             "fabric" => Scope::Fabric,
+            "probe" => Scope::Probe,
             _ => return None,
         })
     }
@@ -95,6 +98,7 @@ impl Scope {
             Scope::Device => "device",
             Scope::Link => "link",
             Scope::Fabric => "fabric",
+            Scope::Probe => "probe",
         }
     }
     /// Root variables of the context and the model type each refers to.
@@ -116,6 +120,7 @@ impl Scope {
                 ("link", "link"),
             ],
             Scope::Fabric => &[("devices", "list"), ("links", "list"), ("notices", "list")],
+            Scope::Probe => &[("p", "probe")],
         }
     }
 }
