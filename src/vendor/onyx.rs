@@ -13,7 +13,8 @@
 //! Layout: `read` turns running-config records into per-interface statements (ranges such as
 //! `interface ethernet 1/1-1/4 ...` expanded), `apply` resolves them with Onyx's defaults into
 //! the model, `show` adds the operational outputs (`show roce`, `show dcb priority-flow-control`,
-//! `show interfaces ethernet` and their `| json-print` forms).
+//! `show interfaces ethernet` and their `| json-print` forms, and the LLDP neighbors of
+//! `show lldp interfaces ethernet remote`).
 //!
 //! Evidence markers in comments follow RULES-CATALOG.md §0.1 ([V] primary source read,
 //! [S] secondary copy, [R] recalled, [I] design choice).
@@ -39,6 +40,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
         "show-interfaces-ethernet-congestion-control-json",
         "show-dcb-priority-flow-control",
         "show-dcb-priority-flow-control-json",
+        "show-lldp-interfaces-ethernet-remote",
     ];
     let mut notes = BuildNotes::default();
     for id in order {
@@ -62,6 +64,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
                     show::congestion_control_json(dev, o)
                 }
                 "show-dcb-priority-flow-control" => show::dcb_pfc(dev, o),
+                "show-lldp-interfaces-ethernet-remote" => show::lldp_remote(dev, o),
                 _ => show::dcb_pfc_json(dev, o),
             }
         }

@@ -1,9 +1,10 @@
 //! Operational Onyx outputs. `show roce` prints the RoCE profile (not the ports): its facts only
 //! fill what the config left to defaults. The per-port outputs (`show dcb priority-flow-control`,
 //! `show interfaces ethernet`, the `| json-print` forms) report the device's state and win.
+//! `show lldp interfaces ethernet remote` names each port's LLDP neighbor.
 
 use super::{canonical_ifname, fill, kind_of, set, size_bytes};
-use crate::model::{Device, Field, Interface, Src, known};
+use crate::model::{Device, Field, Interface, LldpNeighbor, Src, known};
 use crate::vendor::{Output, util};
 use serde_json::Value;
 
@@ -680,4 +681,71 @@ mod tests {
         assert_eq!(trust_word("L3"), Some("dscp"));
         assert_eq!(line_of("a\nb\n\"x\"", "\"x\"", 0).0, 3);
     }
+}
+
+/// An LLDP value that says nothing: Onyx prints `Not Advertised` for an absent TLV.
+fn advertised(v: &str) -> Option<&str> {
+    let v = v.trim().trim_matches('"').trim();
+    let none = v.is_empty()
+        || v.eq_ignore_ascii_case("not advertised")
+        || matches!(v, "N/A" | "N\\A" | "-");
+    (!none).then_some(v)
+}
+
+/// One remote of a port block of `show lldp interfaces ethernet remote`, as it is read.
+#[derive(Default)]
+struct Remote {
+    local: Option<String>,
+    chassis: Option<String>,
+    port: Option<String>,
+    name: Option<String>,
+    line: u32,
+}
+
+impl Remote {
+    /// Record the remote on its port: the system name, else the chassis id, is the device;
+    /// the first remote of a port is kept (one neighbor per port in the model).
+    fn flush(&mut self, dev: &mut Device, o: &Output) {
+        let r = std::mem::take(self);
+        let (Some(local), Some(port)) = (r.local.clone(), r.port) else {
+            self.local = r.local;
+            return;
+        };
+        self.local = Some(local.clone());
+        let Some(device) = r.name.or(r.chassis) else {
+            return;
+        };
+        let i = iface(dev, &local);
+        if i.lldp_neighbor.is_none() {
+            i.lldp_neighbor = Some(LldpNeighbor {
+                device,
+                port,
+                src: Some(o.src(r.line)),
+            });
+        }
+    }
+}
+
+/// `show lldp interfaces ethernet remote`: port blocks (`Eth1/1:`), each with one or more
+/// remotes (`Remote Index : n`) giving the chassis id, port id and system name.
+pub(super) fn lldp_remote(dev: &mut Device, o: &Output) {
+    let p = &o.parsed;
+    let mut cur = Remote::default();
+    for r in &p.records {
+        match p.kind(r) {
+            "port" => {
+                cur.flush(dev, o);
+                cur.local = p.get(r, "name").map(canonical_ifname);
+            }
+            "index" => cur.flush(dev, o),
+            "chassis" => cur.chassis = p.get(r, "id").and_then(advertised).map(String::from),
+            "port_id" => {
+                cur.port = p.get(r, "port").and_then(advertised).map(String::from);
+                cur.line = r.line;
+            }
+            "sys_name" => cur.name = p.get(r, "name").and_then(advertised).map(String::from),
+            _ => {}
+        }
+    }
+    cur.flush(dev, o);
 }
