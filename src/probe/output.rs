@@ -255,7 +255,10 @@ pub fn perftest(text: &str, kind: &str) -> Perftest {
             continue;
         }
         let mut matched = false;
-        for c in kv.captures_iter(line) {
+        // Banner lines are indented (" Device : mlx5_0"); warnings such as "Conflicting CPU
+        // frequency values detected: ..." are not, and " WARNING: ..." is not a setting.
+        let banner = line.starts_with([' ', '\t']) && !s.starts_with("WARNING");
+        for c in kv.captures_iter(line).filter(|_| banner) {
             if let (Some(k), Some(v)) = (c.get(1), c.get(2)) {
                 banner_value(&mut p, k.as_str().trim(), v.as_str());
                 matched = true;
@@ -289,7 +292,8 @@ pub fn perftest(text: &str, kind: &str) -> Perftest {
             continue;
         }
         let lower = s.to_ascii_lowercase();
-        if PERFTEST_ERRORS.iter().any(|e| lower.contains(e)) && !lower.starts_with("warning") {
+        // "libibverbs: Warning: couldn't stat ..." is a warning whatever it says.
+        if PERFTEST_ERRORS.iter().any(|e| lower.contains(e)) && !lower.contains("warning") {
             p.errors.push(s.to_string());
         } else {
             p.warnings.push(s.to_string());
