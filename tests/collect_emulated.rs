@@ -373,8 +373,17 @@ fn mixed_fabric_collected_over_ssh_matches_the_files() {
     let out = audit_over_ssh(&lab, &invf, &snap);
     assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
     let over_ssh: Value = serde_json::from_slice(&out.stdout).unwrap();
-    // Every configuration arrived whole (paged, echoed and prompted sessions included).
-    assert_eq!(configs.len(), 6);
+    // Every configuration (and every other output a switch serves, such as spine1's LLDP
+    // table) arrived whole (paged, echoed and prompted sessions included).
+    let switches: std::collections::BTreeSet<&str> =
+        configs.iter().map(|(name, _, _)| name.as_str()).collect();
+    assert_eq!(switches.len(), 6);
+    assert!(
+        configs
+            .iter()
+            .any(|(name, cmd, _)| name == "spine1" && cmd == "nv show interface lldp"),
+        "spine1 serves no LLDP table"
+    );
     let mut redacted = 0;
     for (name, cmd, want) in &configs {
         let meta = device_toml(&snap, name);
