@@ -374,8 +374,18 @@ fn mixed_fabric_collected_over_ssh_matches_the_files() {
     assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
     let over_ssh: Value = serde_json::from_slice(&out.stdout).unwrap();
     // Every output the switches serve arrived whole (paged, echoed and prompted sessions
-    // included): the six configurations and the LLDP tables of leaf3 (Onyx) and leaf4 (OS10).
-    assert_eq!(configs.len(), 8);
+    // included): the six configurations and the LLDP tables of spine1 (Cumulus), leaf3 (Onyx)
+    // and leaf4 (OS10).
+    let switches: std::collections::BTreeSet<&str> =
+        configs.iter().map(|(name, _, _)| name.as_str()).collect();
+    assert_eq!(switches.len(), 6);
+    assert_eq!(configs.len(), 9);
+    assert!(
+        configs
+            .iter()
+            .any(|(name, cmd, _)| name == "spine1" && cmd == "nv show interface lldp"),
+        "spine1 serves no LLDP table"
+    );
     let mut redacted = 0;
     for (name, cmd, want) in &configs {
         let meta = device_toml(&snap, name);

@@ -363,6 +363,23 @@ fn buf_wdg_sched_host_rules_fire() {
     expect_fires("HOST008", |f| nic(f).link_pause.tx = k(true));
 }
 
+/// WDG002 on a port whose platform has no restore (or poll) timer to report: the check fails on
+/// the detection time before it reads them, so its message renders without them.
+#[test]
+fn wdg002_message_renders_without_restore_or_poll_timer() {
+    let h = expect_fires("WDG002", |f| {
+        let w = &mut sw(f).watchdog;
+        w.detect_ms = k(1500.0);
+        w.restore_ms = None;
+        w.poll_ms = None;
+    });
+    let m = &h[0].message;
+    assert!(!m.contains("template failed"), "{m}");
+    assert!(m.contains("detect 1500"), "{m}");
+    assert!(m.contains("poll unknown"), "{m}");
+    assert!(m.contains("restore unknown"), "{m}");
+}
+
 #[test]
 fn unknown_input_is_undecided_never_pass_or_fail() {
     let mut f = fabric();

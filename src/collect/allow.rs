@@ -106,8 +106,10 @@ pub fn refuse(platform: &str, cmd: &str, allow_chars: &str) -> Option<String> {
         "cumulus" => match words.as_slice() {
             ["nv", "show", ..] | ["nv", "config", "show", ..] | ["net", "show", ..] => None,
             ["cat", paths @ ..] if !paths.is_empty() => None,
+            // lldpd's client, in the query forms the Linux hosts are allowed
+            ["lldpctl", ..] => linux_shape(&words),
             _ => Some(
-                "Cumulus commands must be `nv show …`, `nv config show …`, `net show …` or `cat FILE`",
+                "Cumulus commands must be `nv show …`, `nv config show …`, `net show …`, `lldpctl -f FORMAT` or `cat FILE`",
             ),
         },
         "sonic" => match words.as_slice() {
@@ -277,6 +279,27 @@ mod tests {
             refuse("junos", "show configuration | display set", "|"),
             None
         );
+    }
+
+    #[test]
+    fn cumulus_read_only_forms() {
+        for ok in [
+            "nv show interface lldp",
+            "nv config show -o json",
+            "net show configuration commands",
+            "cat /etc/cumulus/datapath/traffic.conf",
+            "lldpctl -f json",
+        ] {
+            assert_eq!(refuse("cumulus", ok, ""), None, "{ok}");
+        }
+        for bad in [
+            "nv set interface swp1 qos pfc-watchdog",
+            "nv config apply",
+            "lldpctl update",
+            "ethtool -s swp1 speed 100000",
+        ] {
+            assert!(refuse("cumulus", bad, "").is_some(), "{bad}");
+        }
     }
 
     #[test]

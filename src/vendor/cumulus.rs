@@ -86,13 +86,40 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let has_config = outs
         .iter()
         .any(|o| o.cmd.config || o.cmd.id.starts_with("nv-config"));
-    let has_state = outs.iter().any(|o| o.cmd.id.starts_with("nv-show"));
+    // (LLDP neighbors are state, but of nothing a configuration states.)
+    let has_state = outs
+        .iter()
+        .any(|o| o.cmd.id.starts_with("nv-show") && o.cmd.id != "nv-show-interface-lldp");
     if has_config
         && has_state
         && let Some(before) = intended
         && let Ok(after) = crate::model::with_sources(|| serde_json::to_value(&*dev))
     {
         dev.drift = Some(super::drift::between(&before, &after));
+    }
+    // LLDP neighbors (lldpd runs on every Cumulus release). lldpd's own JSON first: it carries
+    // the port description, which names the port of a Linux host that sends its MAC as port
+    // id; then the NVUE table, which shows the port id only. The first neighbor of a port is
+    // kept.
+    for id in ["lldpctl-json", "nv-show-interface-lldp"] {
+        for o in outs.iter().filter(|o| o.cmd.id == id) {
+            let found = if id == "lldpctl-json" {
+                o.parsed
+                    .json
+                    .as_ref()
+                    .map(|v| super::linux::lldp_json(v, &o.src(1)))
+                    .unwrap_or_default()
+            } else {
+                show::lldp_table(o)
+            };
+            for (name, nb) in found {
+                let name = canonical_ifname(&name);
+                let i = dev.iface(&name, kind_of(&name, None));
+                if i.lldp_neighbor.is_none() {
+                    i.lldp_neighbor = Some(nb);
+                }
+            }
+        }
     }
     notes
 }

@@ -904,7 +904,7 @@ fn lldp_entries<'v>(item: &'v Value, entries: &mut Vec<(String, &'v Value)>) {
     }
 }
 
-fn lldp_json(v: &Value, src: &Src) -> Vec<(String, LldpNeighbor)> {
+pub(crate) fn lldp_json(v: &Value, src: &Src) -> Vec<(String, LldpNeighbor)> {
     let mut out = Vec::new();
     let Some(lldp) = v.get("lldp").map(unwrap0) else {
         return out;

@@ -10,7 +10,7 @@
 
 use super::apply::PortProfiles;
 use super::intent::{bytes, flag, numbers, trust_of};
-use crate::model::{Device, Field, Src, default_of, known};
+use crate::model::{Device, Field, LldpNeighbor, Src, default_of, known};
 use crate::parser::Record;
 use crate::vendor::{Output, util};
 use std::collections::BTreeMap;
@@ -541,6 +541,43 @@ fn watchdog(dev: &mut Device, o: &Output, t: &[String]) {
             put(&mut i.watchdog.enabled, on, &v.src, v.op);
         }
     }
+}
+
+/// The (interface, neighbor) pairs of `nv show interface lldp`: one row per interface that has a
+/// neighbor, `Interface  Speed  Type  Remote Host  Remote Port`. NVUE pads every column to its
+/// widest cell and leaves Speed blank when the port reports none, so cells are cut at the
+/// header's column starts.
+pub(super) fn lldp_table(o: &Output) -> Vec<(String, LldpNeighbor)> {
+    let p = &o.parsed;
+    let lines = Lines::new(p.text());
+    let mut cols: Option<(usize, usize)> = None;
+    let mut out = Vec::new();
+    for r in &p.records {
+        let raw = lines.get(r.line);
+        match p.kind(r) {
+            "lldp_cols" => cols = raw.find("Remote Host").zip(raw.find("Remote Port")),
+            "lldp_row" => {
+                let (Some((host_at, port_at)), Some(name)) = (cols, p.get(r, "if")) else {
+                    continue;
+                };
+                let (Some(device), Some(port)) =
+                    (cell(raw, host_at, Some(port_at)), cell(raw, port_at, None))
+                else {
+                    continue;
+                };
+                out.push((
+                    super::canonical_ifname(name),
+                    LldpNeighbor {
+                        device,
+                        port,
+                        src: Some(o.src(r.line)),
+                    },
+                ));
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 #[cfg(test)]
