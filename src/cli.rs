@@ -242,6 +242,7 @@ fn collect_run(
         trust_new_host_keys: c.trust_new_host_keys,
         force: c.force,
         progress,
+        counters_only: false,
     };
     let s = run::collect(&inv, parsers, &opts)?;
     let failed: Vec<_> = s

@@ -43,6 +43,9 @@ pub struct DeviceFile {
     pub outputs_from: Option<PathBuf>,
     #[serde(default)]
     pub outputs: BTreeMap<String, PathBuf>,
+    /// Command -> file read again at every request (counters that change between reads).
+    #[serde(default)]
+    pub live: BTreeMap<String, PathBuf>,
     #[serde(default)]
     pub faults: Faults,
 }
@@ -75,6 +78,8 @@ pub struct Device {
     pub exec: bool,
     pub page_lines: usize,
     pub outputs: HashMap<String, Arc<Vec<u8>>>,
+    /// Outputs read from their file at every request.
+    pub live: HashMap<String, PathBuf>,
     pub hang: HashSet<String>,
     pub endless: HashMap<String, u64>,
     pub sticky_paging: bool,
@@ -114,10 +119,23 @@ impl Device {
             exec: f.exec,
             page_lines: f.page_lines,
             outputs,
+            live: f
+                .live
+                .iter()
+                .map(|(c, p)| (c.clone(), base.join(p)))
+                .collect(),
             hang: f.faults.hang.into_iter().collect(),
             endless: f.faults.endless.into_iter().collect(),
             sticky_paging: f.faults.sticky_paging,
         })
+    }
+
+    /// The output of `cmd`: a live file as it is now, or the loaded one.
+    pub fn output(&self, cmd: &str) -> Option<Arc<Vec<u8>>> {
+        if let Some(p) = self.live.get(cmd) {
+            return std::fs::read(p).ok().map(Arc::new);
+        }
+        self.outputs.get(cmd).cloned()
     }
 
     fn prompt(&self) -> String {
@@ -320,7 +338,7 @@ impl Conn {
             Vec::new()
         } else if cmd.starts_with("terminal width") || cmd.starts_with("terminal length") {
             Vec::new()
-        } else if let Some(o) = dev.outputs.get(cmd) {
+        } else if let Some(o) = dev.output(cmd) {
             o.to_vec()
         } else {
             dev.invalid(cmd)
@@ -469,12 +487,12 @@ impl server::Handler for Conn {
         session.channel_success(channel)?;
         let cmd = String::from_utf8_lossy(data).trim().to_string();
         let handle = session.handle();
-        match self.dev.outputs.get(&cmd) {
+        match self.dev.output(&cmd) {
             Some(body) => {
                 tokio::spawn(stream_output(
                     handle,
                     channel,
-                    body.clone(),
+                    body,
                     self.dev.endless.get(&cmd).copied(),
                     self.dev.hang.contains(&cmd),
                 ));

@@ -257,6 +257,9 @@ pub struct Interface {
     pub watchdog: Watchdog,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lldp_neighbor: Option<LldpNeighbor>,
+    /// Switch port counters as last read (cumulative): what probes subtract before and after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counters: Option<PortCounters>,
     /// RDMA/RoCE facts for host netdevs backed by an RDMA device.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rdma: Option<Rdma>,
@@ -362,6 +365,31 @@ pub struct Watchdog {
     /// drop | errdisable | forward | alert | no-drop
     #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Field<String>,
+}
+
+/// Cumulative counters of a switch port. Per-priority maps hold only the priorities the output
+/// gives; the totals are the output's own total, or the sum over the priorities it gives.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct PortCounters {
+    /// PFC pause frames received / sent, per priority.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub pfc_rx: std::collections::BTreeMap<u8, u64>,
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub pfc_tx: std::collections::BTreeMap<u8, u64>,
+    /// PFC frames over all priorities, where the output gives only a total (NX-OS RxPPP/TxPPP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc_rx_total: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pfc_tx_total: Option<u64>,
+    /// Packets the port marked ECN-CE.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_marked: Option<u64>,
+    /// Packets dropped in the port's egress queues or for want of buffer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drops: Option<u64>,
+    /// The file and line the counters were read from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub src: Option<Src>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]

@@ -242,7 +242,71 @@ jump = "h1"
     assert_eq!(findings(&report, "PROBE010").len(), 2);
     assert_no_leftovers("after the real-tool probes");
 
-    // 2. REPLAY: stand-in ib_write_lat printing a recorded perftest output, on h3 and h4.
+    // 2. REPLAY: stand-in ib_write_lat printing a recorded perftest output, on h3 and h4. The
+    // switch between them is an emulated SONiC leaf named as the hosts' LLDP names it, whose
+    // `show pfc counters` / `show queue counters` are read again at every request; the
+    // stand-in client moves them on (42 PFC frames on priority 3, 7 drops on swp4), as traffic
+    // would, so the switch side of the counter chain runs too.
+    let sw = work.join("sw");
+    std::fs::create_dir_all(&sw).unwrap();
+    let pfc = |rx3: u64| {
+        format!(
+            "  Port Rx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n\
+-----------  ------  ------  ------  ------  ------  ------  ------  ------\n\
+       swp3       0       0       0     {rx3}       0       0       0       0\n\
+       swp4       0       0       0     {rx3}       0       0       0       0\n\n\
+  Port Tx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n\
+-----------  ------  ------  ------  ------  ------  ------  ------  ------\n\
+       swp3       0       0       0       0       0       0       0       0\n\
+       swp4       0       0       0       0       0       0       0       0\n"
+        )
+    };
+    let queue = |drops: u64| {
+        format!(
+            "     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes\n\
+---------  -----  --------------  ---------------  -----------  ------------\n\
+     swp3    UC3          120000         12000000            0             0\n\
+     swp4    UC3          120000         12000000      {drops}       {b}\n",
+            b = drops * 128
+        )
+    };
+    std::fs::write(sw.join("pfc.txt"), pfc(100)).unwrap();
+    std::fs::write(sw.join("queue.txt"), queue(0)).unwrap();
+    std::fs::write(sw.join("pfc-after.txt"), pfc(142)).unwrap();
+    std::fs::write(sw.join("queue-after.txt"), queue(7)).unwrap();
+    std::fs::write(
+        sw.join("fap-sw.toml"),
+        "platform = \"sonic\"\nhostname = \"fap-sw\"\n[live]\n\"show pfc counters\" = \"pfc.txt\"\n\"show queue counters\" = \"queue.txt\"\n",
+    )
+    .unwrap();
+    let emu_port = 23000 + (std::process::id() % 2000) as u16;
+    let sw_kh = sw.join("known_hosts");
+    let mut emu = Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
+        .args([
+            "emulate",
+            "--device",
+            sw.join("fap-sw.toml").to_str().unwrap(),
+            "--listen",
+            &format!("127.0.0.1:{emu_port}"),
+            "--authorized-key",
+            st.join("id_ed25519.pub").to_str().unwrap(),
+            "--known-hosts-out",
+            sw_kh.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !sw_kh.exists() {
+        assert!(start.elapsed() < Duration::from_secs(20), "emulator did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let switch_entry = format!(
+        "\n[[device]]\nname = \"fap-sw\"\nplatform = \"sonic\"\nrole = \"leaf\"\naddress = \"127.0.0.1\"\nport = {emu_port}\nuser = \"audit\"\nknown_hosts = \"{}\"\ninterfaces = []\n",
+        sw_kh.display()
+    );
     let fx = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/probe/perftest");
     let replay = work.join("replay-bin");
     let args_log = work.join("replay-args.txt");
@@ -252,10 +316,14 @@ jump = "h1"
             "# REPLAY of a recorded perftest run (fixtures/probe/perftest), not a measurement.\n\
              echo \"$@\" >> {log}\n\
              for a in \"$@\"; do last=$a; done\n\
-             case \"$last\" in {NET}.*) cat {client}; exit 0;; esac\n\
+             case \"$last\" in {NET}.*) cp {pa} {pl}; cp {qa} {ql}; cat {client}; exit 0;; esac\n\
              cat {server}\nexec sleep 60",
             log = args_log.display(),
             client = fx.join("ib_write_lat-roce-slow-client.txt").display(),
+            pa = sw.join("pfc-after.txt").display(),
+            pl = sw.join("pfc.txt").display(),
+            qa = sw.join("queue-after.txt").display(),
+            ql = sw.join("queue.txt").display(),
             server = fx.join("ib_write_lat-roce-slow-server.txt").display(),
         ),
     );
@@ -265,7 +333,7 @@ jump = "h1"
         inventory(&format!(
             "tool_dir = \"{}\"\nrdma_device = \"mlx5_0\"\ngid_index = 3\n",
             replay.display()
-        )),
+        )) + &switch_entry,
     )
     .unwrap();
     let pairs = work.join("pairs.txt");
@@ -337,6 +405,16 @@ jump = "h1"
         p1[0]
     );
     assert!(table.contains("14.21"), "{table}");
+    // The switch ports of the path, read before and after through the collector.
+    assert_eq!(p["counters"]["fap-sw:swp4"]["queue_drops"], 7, "{p:#}");
+    assert_eq!(p["counters"]["fap-sw:swp3"]["rx_prio3_pause"], 42, "{p:#}");
+    assert_eq!(p["deltas"]["pfc_pause"], 84, "{p:#}");
+    assert_eq!(p["deltas"]["loss"], 7, "{p:#}");
+    let p5 = findings(&report, "PROBE005");
+    assert_eq!(p5.len(), 1, "{report:#}");
+    assert_eq!(p5[0]["severity"], "error");
+    let _ = emu.kill();
+    let _ = emu.wait();
     assert_no_leftovers("after the replay (its server sleeps until ended)");
 
     // 3. A client that hangs is ended by the time limit.

@@ -28,6 +28,8 @@ pub struct Options {
     pub force: bool,
     /// Progress bar on stderr (a terminal); plain lines otherwise; nothing when quiet.
     pub progress: Progress,
+    /// Run only the commands marked `counters` (a probe's before/after reads).
+    pub counters_only: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -143,6 +145,7 @@ struct DeviceRun<'a> {
     prompt: Regex,
     /// The command being run is optional on this platform.
     optional: bool,
+    counters_only: bool,
 }
 
 /// Error lines a switch CLI prints instead of output.
@@ -266,7 +269,7 @@ impl DeviceRun<'_> {
             .platform
             .commands
             .iter()
-            .filter(|c| c.collect)
+            .filter(|c| c.collect && (c.counters || !self.counters_only))
             .collect();
         let once: Vec<_> = cmds.iter().filter(|c| c.per == "once").collect();
         let per_if: Vec<_> = cmds.iter().filter(|c| c.per == "per-interface").collect();
@@ -344,6 +347,7 @@ struct Shared {
     writer: std::sync::Mutex<SnapshotWriter>,
     cancel: AtomicBool,
     cancel_rx: watch::Receiver<bool>,
+    counters_only: bool,
 }
 
 async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
@@ -468,6 +472,7 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
         stalled: false,
         prompt,
         optional: false,
+        counters_only: sh.counters_only,
     };
     run.collect_all().await;
     if let Channel::Shell(sh) = run.channel {
@@ -566,6 +571,7 @@ pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result
         writer: std::sync::Mutex::new(writer),
         cancel: AtomicBool::new(false),
         cancel_rx,
+        counters_only: opts.counters_only,
     });
     let total = inv.targets.len();
     let progress = opts.progress;

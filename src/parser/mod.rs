@@ -220,6 +220,8 @@ pub struct Command {
     pub optional: bool,
     /// Whether `collect` runs it (see `CommandSpec::collect`).
     pub collect: bool,
+    /// Read before and after probes (see `CommandSpec::counters`).
+    pub counters: bool,
     /// Metacharacters the allow-list accepts in this command (see `crate::collect::allow`).
     pub allow_chars: String,
     /// Model fields the output fills (see `CommandSpec::fills`).
@@ -924,6 +926,7 @@ impl Command {
             per: c.per.clone(),
             optional: c.optional,
             collect: c.collect,
+            counters: c.counters,
             allow_chars: c.allow_chars.clone(),
             fills: c.fills.clone(),
             matcher,

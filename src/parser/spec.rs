@@ -78,6 +78,9 @@ pub struct CommandSpec {
     /// command already gives (hand-assembled snapshots, older tool versions): read, never sent.
     #[serde(default = "yes")]
     pub collect: bool,
+    /// Counters that `probe` reads before and after every probe (PFC frames, ECN marks, drops).
+    #[serde(default)]
+    pub counters: bool,
     /// Metacharacters the read-only allow-list accepts in this command (e.g. `*` for a sysfs
     /// glob); see `crate::collect::allow`.
     #[serde(default)]

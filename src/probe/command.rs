@@ -197,7 +197,32 @@ pub fn run(
         trust_new_host_keys: collect.trust_new_host_keys,
         quiet: collect.quiet,
     };
-    let outcome = run::run(&hosts, &pairs, &opts)?;
+    // Switches of the inventory on some probe's path: their counters are read around probes.
+    let on_path: std::collections::BTreeSet<String> = pairs
+        .iter()
+        .flat_map(|p| p.path(false))
+        .map(|e| e.device)
+        .collect();
+    let sw_targets: Vec<_> = inv
+        .targets
+        .iter()
+        .filter(|t| t.platform != "linux" && on_path.contains(&t.name))
+        .cloned()
+        .collect();
+    let work = std::env::temp_dir().join(format!("fabric-audit-probe-{}", std::process::id()));
+    let switches = if sw_targets.is_empty() {
+        None
+    } else {
+        Some(run::Switches {
+            targets: sw_targets,
+            parsers: crate::load_parsers(parsers_dir)?,
+            policy: policy.clone(),
+            work: work.clone(),
+        })
+    };
+    let outcome = run::run(&hosts, &pairs, &opts, switches.as_ref());
+    let _ = std::fs::remove_dir_all(&work);
+    let outcome = outcome?;
     let (findings, passes) = audit::probe_findings(&rules, &outcome.probes, policy, &config);
     let mut findings = findings;
     crate::finding::sort(&mut findings);

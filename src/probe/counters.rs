@@ -57,6 +57,7 @@ fn pause_priority(name: &str) -> Option<u8> {
 }
 
 const LOSS: &[&str] = &[
+    "queue_drops",
     "out_of_sequence",
     "packet_seq_err",
     "local_ack_timeout_err",
@@ -64,7 +65,8 @@ const LOSS: &[&str] = &[
     "rx_out_of_buffer",
 ];
 
-/// Sum the figures the rules read over every port's deltas.
+/// Sum the figures the rules read over every port's deltas (hosts' NIC counters and the
+/// switch ports of the path alike).
 pub fn summarize(per_port: &BTreeMap<String, Counters>, lossless: &[u8]) -> Deltas {
     let mut d = Deltas::default();
     let add = |slot: &mut Option<i64>, v: i64| *slot = Some(slot.unwrap_or(0) + v);
@@ -78,7 +80,10 @@ pub fn summarize(per_port: &BTreeMap<String, Counters>, lossless: &[u8]) -> Delt
                 add(&mut d.cnp_sent, *v);
             } else if k == "rp_cnp_handled" {
                 add(&mut d.cnp_handled, *v);
-            } else if k == "np_ecn_marked_roce_packets" {
+            } else if k == "pfc_rx_all_priorities" || k == "pfc_tx_all_priorities" {
+                // A switch that counts PFC frames only over all priorities (NX-OS RxPPP/TxPPP).
+                add(&mut d.pfc_pause, *v);
+            } else if k == "np_ecn_marked_roce_packets" || k == "ecn_marked_packets" {
                 add(&mut d.ecn_marked, *v);
             } else if LOSS.contains(&k.as_str()) {
                 add(&mut d.loss, *v);

@@ -83,6 +83,15 @@ pub struct HostSettings {
     pub gid_index: Option<u32>,
 }
 
+/// Switches of the inventory whose counters are read before and after every probe.
+pub struct Switches {
+    pub targets: Vec<Target>,
+    pub parsers: Arc<crate::parser::Parsers>,
+    pub policy: serde_json::Map<String, serde_json::Value>,
+    /// Scratch folder for the reads (each read is a small collection).
+    pub work: PathBuf,
+}
+
 pub struct ProbeHost {
     pub target: Target,
     pub port: HostPort,
@@ -263,6 +272,36 @@ struct Ctx<'a> {
     hosts: BTreeMap<String, (Host<'a>, Prep, &'a ProbeHost)>,
     opts: &'a Options,
     port: AtomicU16,
+    switches: Option<&'a Switches>,
+    reads: std::sync::atomic::AtomicUsize,
+}
+
+type PortMap = BTreeMap<(String, String), crate::model::PortCounters>;
+
+/// Switch counters as named counters (host-counter style names, so `summarize` reads both).
+fn switch_delta(
+    b: &crate::model::PortCounters,
+    a: &crate::model::PortCounters,
+) -> Counters {
+    let mut out = Counters::new();
+    let mut put = |k: String, bv: Option<u64>, av: Option<u64>| {
+        if let (Some(b), Some(a)) = (bv, av)
+            && a >= b
+        {
+            out.insert(k, (a - b) as i64);
+        }
+    };
+    for (p, v) in &a.pfc_rx {
+        put(format!("rx_prio{p}_pause"), b.pfc_rx.get(p).copied(), Some(*v));
+    }
+    for (p, v) in &a.pfc_tx {
+        put(format!("tx_prio{p}_pause"), b.pfc_tx.get(p).copied(), Some(*v));
+    }
+    put("pfc_rx_all_priorities".into(), b.pfc_rx_total, a.pfc_rx_total);
+    put("pfc_tx_all_priorities".into(), b.pfc_tx_total, a.pfc_tx_total);
+    put("ecn_marked_packets".into(), b.ecn_marked, a.ecn_marked);
+    put("queue_drops".into(), b.drops, a.drops);
+    out
 }
 
 fn first_lines(text: &str, n: usize) -> String {
@@ -315,16 +354,97 @@ impl Ctx<'_> {
         out
     }
 
+    /// Counters of the switch ports on `path`, read by a small collection of the switches'
+    /// `counters` commands (their sessions, paging and allow-list are the collector's).
+    async fn switch_counters(&self, path: &[crate::model::Endpoint]) -> PortMap {
+        let Some(sw) = self.switches else {
+            return PortMap::new();
+        };
+        let targets: Vec<Target> = sw
+            .targets
+            .iter()
+            .filter(|t| path.iter().any(|e| e.device == t.name))
+            .cloned()
+            .collect();
+        if targets.is_empty() {
+            return PortMap::new();
+        }
+        let n = self.reads.fetch_add(1, Ordering::Relaxed);
+        let out = sw.work.join(format!("read-{n}"));
+        let parsers = sw.parsers.clone();
+        let policy = sw.policy.clone();
+        let tofu = self.opts.trust_new_host_keys;
+        let wanted: Vec<(String, String)> = path
+            .iter()
+            .map(|e| (e.device.clone(), e.interface.clone()))
+            .collect();
+        let read = tokio::task::spawn_blocking(move || -> Result<PortMap> {
+            let inv = crate::collect::inventory::Inventory {
+                targets,
+                ..Default::default()
+            };
+            let opts = crate::collect::run::Options {
+                out: out.clone(),
+                concurrency: 8,
+                trust_new_host_keys: tofu,
+                force: false,
+                progress: crate::collect::run::Progress::Quiet,
+                counters_only: true,
+            };
+            crate::collect::run::collect(&inv, parsers.clone(), &opts)?;
+            let snap = crate::snapshot::Snapshot::read(&out)?;
+            let fabric = crate::fabric::assemble(&parsers, &snap, policy, vec![]);
+            let _ = std::fs::remove_dir_all(&out);
+            let mut m = PortMap::new();
+            for d in &fabric.devices {
+                for i in &d.interfaces {
+                    if let Some(c) = &i.counters
+                        && wanted.contains(&(d.name.clone(), i.name.clone()))
+                    {
+                        m.insert((d.name.clone(), i.name.clone()), c.clone());
+                    }
+                }
+            }
+            Ok(m)
+        })
+        .await;
+        match read {
+            Ok(Ok(m)) => m,
+            Ok(Err(e)) => {
+                log(self.opts.quiet, &format!("switch counters not read: {e:#}"));
+                PortMap::new()
+            }
+            Err(e) => {
+                log(self.opts.quiet, &format!("switch counters not read: {e}"));
+                PortMap::new()
+            }
+        }
+    }
+
+    /// Host and switch counters of a probe's path.
+    async fn path_counters(
+        &self,
+        names: &[(&str, &str)],
+        path: &[crate::model::Endpoint],
+    ) -> (BTreeMap<String, Counters>, PortMap) {
+        (self.counters_of(names).await, self.switch_counters(path).await)
+    }
+
     fn finish_counters(
         &self,
         p: &mut Probe,
-        before: &BTreeMap<String, Counters>,
-        after: &BTreeMap<String, Counters>,
+        before: &(BTreeMap<String, Counters>, PortMap),
+        after: &(BTreeMap<String, Counters>, PortMap),
     ) {
         let mut deltas = BTreeMap::new();
-        for (k, b) in before {
-            if let Some(a) = after.get(k) {
+        for (k, b) in &before.0 {
+            if let Some(a) = after.0.get(k) {
                 deltas.insert(k.clone(), counters::delta(b, a));
+            }
+        }
+        for (k, b) in &before.1 {
+            if let Some(a) = after.1.get(k) {
+                deltas.insert(format!("{}:{}", k.0, k.1), switch_delta(b, a));
             }
         }
         p.deltas = counters::summarize(&deltas, &self.opts.lossless);
@@ -482,7 +602,7 @@ impl Ctx<'_> {
             (p.src.as_str(), p.src_if.as_str()),
             (p.dst.as_str(), p.dst_if.as_str()),
         ];
-        let before = self.counters_of(&names).await;
+        let before = self.path_counters(&names, &p.path).await;
         let (client, server_text) =
             match serve(ha, hb, &server_cmd, &client_cmd, port, self.opts.timeout_s).await {
                 Ok(r) => r,
@@ -491,7 +611,7 @@ impl Ctx<'_> {
                     return p;
                 }
             };
-        let after = self.counters_of(&names).await;
+        let after = self.path_counters(&names, &p.path).await;
         self.finish_counters(&mut p, &before, &after);
         p.duration_s = start.elapsed().as_secs_f64();
         let kind_s = if tool.is_lat() { "lat" } else { "bw" };
@@ -598,7 +718,7 @@ impl Ctx<'_> {
             (pair.a.host.as_str(), pair.a.iface.as_str()),
             (pair.b.host.as_str(), pair.b.iface.as_str()),
         ];
-        let before = self.counters_of(&names).await;
+        let before = self.path_counters(&names, &pair.path(false)).await;
         let (client, server_text) =
             match serve(ha, hb, &server_cmd, &client_cmd, port, self.opts.timeout_s).await {
                 Ok(r) => r,
@@ -609,7 +729,7 @@ impl Ctx<'_> {
                     return probes;
                 }
             };
-        let after = self.counters_of(&names).await;
+        let after = self.path_counters(&names, &pair.path(false)).await;
         let q = client.as_ref().map(|c| output::qperf(&c.text));
         for p in &mut probes {
             p.command = client_cmd.clone();
@@ -718,7 +838,7 @@ impl Ctx<'_> {
         };
         let mut names: Vec<(&str, &str)> = vec![(receiver.host.as_str(), receiver.iface.as_str())];
         names.extend(senders.iter().map(|s| (s.host.as_str(), s.iface.as_str())));
-        let before = self.counters_of(&names).await;
+        let before = self.path_counters(&names, &p.path).await;
         let secs = self.opts.timeout_s;
         let mut servers = Vec::new();
         let mut clients = Vec::new();
@@ -756,7 +876,7 @@ impl Ctx<'_> {
         for s in &servers {
             hr.stop(s).await;
         }
-        let after = self.counters_of(&names).await;
+        let after = self.path_counters(&names, &p.path).await;
         self.finish_counters(&mut p, &before, &after);
         p.duration_s = start.elapsed().as_secs_f64();
         if p.status == "invalid" {
@@ -815,7 +935,12 @@ async fn futures_join<F: std::future::Future>(fs: Vec<F>) -> Vec<F::Output> {
 }
 
 /// Run the plan. Hosts are connected once each; pairs run `opts.parallel` at a time.
-pub fn run(hosts: &[ProbeHost], pairs: &[Pair], opts: &Options) -> Result<Outcome> {
+pub fn run(
+    hosts: &[ProbeHost],
+    pairs: &[Pair],
+    opts: &Options,
+    switches: Option<&Switches>,
+) -> Result<Outcome> {
     let mut kh_files: Vec<PathBuf> = Vec::new();
     for h in hosts {
         for f in &h.target.known_hosts {
@@ -889,6 +1014,8 @@ pub fn run(hosts: &[ProbeHost], pairs: &[Pair], opts: &Options) -> Result<Outcom
             hosts: hmap,
             opts,
             port: AtomicU16::new(opts.port_base),
+            switches,
+            reads: std::sync::atomic::AtomicUsize::new(0),
         };
         let mut probes = Vec::new();
         let par = opts.parallel.max(1);

@@ -53,12 +53,16 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
         "pfc-show-priority",
         "pfcwd-show-config",
         "show-lldp-neighbors",
+        "show-pfc-counters",
+        "show-queue-counters",
     ] {
         for o in outs.iter().filter(|o| o.cmd.id == id) {
             match id {
                 "show-interfaces-status" => show::interfaces_status(dev, o),
                 "pfc-show-priority" => show::pfc_priority(dev, o),
                 "pfcwd-show-config" => show::pfcwd_config(dev, o),
+                "show-pfc-counters" => show::pfc_counters(dev, o),
+                "show-queue-counters" => show::queue_counters(dev, o),
                 _ => show::lldp_table(dev, o),
             }
         }

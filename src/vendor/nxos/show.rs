@@ -215,6 +215,13 @@ fn pfc_status(dev: &mut Device, o: &Output) {
         };
         let src = o.src(r.line);
         let i = iface(dev, &name);
+        if let (Some(rx), Some(tx)) = (p.num::<u64>(r, "rx"), p.num::<u64>(r, "tx")) {
+            // RxPPP/TxPPP: PFC frames over all priorities.
+            let c = i.counters.get_or_insert_with(Default::default);
+            c.pfc_rx_total = Some(rx);
+            c.pfc_tx_total = Some(tx);
+            c.src = Some(src.clone());
+        }
         if let Some(m) = p.get(r, "mode") {
             i.pfc.mode = known(m.to_ascii_lowercase(), &src);
         }

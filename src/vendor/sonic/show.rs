@@ -204,6 +204,66 @@ pub(super) fn pfcwd_config(dev: &mut Device, o: &Output) {
     }
 }
 
+/// A counter cell: `1,234` or `N/A` (unknown).
+fn counter(cell: &str) -> Option<u64> {
+    cell.replace(',', "").parse().ok()
+}
+
+/// `show pfc counters`: PFC frames per priority, an Rx table then a Tx table.
+pub(super) fn pfc_counters(dev: &mut Device, o: &Output) {
+    let p = &o.parsed;
+    let mut rx = true;
+    for r in &p.records {
+        match p.kind(r) {
+            "header" => rx = p.get(r, "dir") == Some("Rx"),
+            "row" => {
+                let Some(line) = p.text().lines().nth(r.line as usize - 1) else {
+                    continue;
+                };
+                let cells: Vec<&str> = line.split_whitespace().collect();
+                let Some((port, vals)) = cells.split_first() else {
+                    continue;
+                };
+                let name = canonical_ifname(port);
+                let c = dev
+                    .iface(&name, kind_of(&name))
+                    .counters
+                    .get_or_insert_with(Default::default);
+                let map = if rx { &mut c.pfc_rx } else { &mut c.pfc_tx };
+                for (prio, v) in vals.iter().enumerate().take(8) {
+                    if let Some(n) = counter(v) {
+                        map.insert(prio as u8, n);
+                    }
+                }
+                c.src.get_or_insert_with(|| o.src(r.line));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `show queue counters`: drops summed over a port's queues (Drop/pkts, the fifth column).
+pub(super) fn queue_counters(dev: &mut Device, o: &Output) {
+    let p = &o.parsed;
+    for r in p.records.iter().filter(|r| p.kind(r) == "row") {
+        let Some(line) = p.text().lines().nth(r.line as usize - 1) else {
+            continue;
+        };
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        let (Some(port), Some(drop)) = (cells.first(), cells.get(4).and_then(|c| counter(c)))
+        else {
+            continue;
+        };
+        let name = canonical_ifname(port);
+        let c = dev
+            .iface(&name, kind_of(&name))
+            .counters
+            .get_or_insert_with(Default::default);
+        c.drops = Some(c.drops.unwrap_or(0) + drop);
+        c.src.get_or_insert_with(|| o.src(r.line));
+    }
+}
+
 /// `show lldp table`: the first neighbor listed on each port.
 pub(super) fn lldp_table(dev: &mut Device, o: &Output) {
     let p = &o.parsed;
