@@ -106,6 +106,7 @@ fn main() {
         trust_new_host_keys: false,
         force: false,
         progress: Progress::Quiet,
+        counters_only: false,
     };
     let (cpu0, _) = rusage(libc::RUSAGE_SELF);
     let t0 = Instant::now();

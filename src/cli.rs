@@ -421,10 +421,15 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                 out.push_str(&format!("{} ({}) — {}\n", p.id, p.name, p.source));
                 for c in &p.commands {
                     out.push_str(&format!(
-                        "  {:<60} id={}{}{}\n",
+                        "  {:<60} id={}{}{}{}\n",
                         c.cmd,
                         c.id,
                         if c.config { " [config]" } else { "" },
+                        if c.counters {
+                            " [counters: read around probes]"
+                        } else {
+                            ""
+                        },
                         if c.per != "once" {
                             format!(" [{}]", c.per)
                         } else {

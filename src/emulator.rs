@@ -13,6 +13,8 @@
 //! outputs_from = "../demo-fabric/devices/gpu01"   # a snapshot device folder (device.toml)
 //! [outputs]                    # command -> file, relative to this TOML file
 //! "show running-config" = "../demo-fabric/configs/leaf1.cfg"
+//! [live]                       # command -> file read again at every request (counters)
+//! "show pfc counters" = "pfc.txt"
 //! [faults]
 //! hang = ["show interface"]            # print half, then nothing more
 //! endless = { "show interface" = 104857600 }   # print this many bytes

@@ -299,7 +299,10 @@ jump = "h1"
         .unwrap();
     let start = Instant::now();
     while !sw_kh.exists() {
-        assert!(start.elapsed() < Duration::from_secs(20), "emulator did not start");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "emulator did not start"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     std::thread::sleep(Duration::from_millis(300));

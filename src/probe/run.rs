@@ -279,10 +279,7 @@ struct Ctx<'a> {
 type PortMap = BTreeMap<(String, String), crate::model::PortCounters>;
 
 /// Switch counters as named counters (host-counter style names, so `summarize` reads both).
-fn switch_delta(
-    b: &crate::model::PortCounters,
-    a: &crate::model::PortCounters,
-) -> Counters {
+fn switch_delta(b: &crate::model::PortCounters, a: &crate::model::PortCounters) -> Counters {
     let mut out = Counters::new();
     let mut put = |k: String, bv: Option<u64>, av: Option<u64>| {
         if let (Some(b), Some(a)) = (bv, av)
@@ -292,13 +289,29 @@ fn switch_delta(
         }
     };
     for (p, v) in &a.pfc_rx {
-        put(format!("rx_prio{p}_pause"), b.pfc_rx.get(p).copied(), Some(*v));
+        put(
+            format!("rx_prio{p}_pause"),
+            b.pfc_rx.get(p).copied(),
+            Some(*v),
+        );
     }
     for (p, v) in &a.pfc_tx {
-        put(format!("tx_prio{p}_pause"), b.pfc_tx.get(p).copied(), Some(*v));
+        put(
+            format!("tx_prio{p}_pause"),
+            b.pfc_tx.get(p).copied(),
+            Some(*v),
+        );
     }
-    put("pfc_rx_all_priorities".into(), b.pfc_rx_total, a.pfc_rx_total);
-    put("pfc_tx_all_priorities".into(), b.pfc_tx_total, a.pfc_tx_total);
+    put(
+        "pfc_rx_all_priorities".into(),
+        b.pfc_rx_total,
+        a.pfc_rx_total,
+    );
+    put(
+        "pfc_tx_all_priorities".into(),
+        b.pfc_tx_total,
+        a.pfc_tx_total,
+    );
     put("ecn_marked_packets".into(), b.ecn_marked, a.ecn_marked);
     put("queue_drops".into(), b.drops, a.drops);
     out
@@ -427,7 +440,10 @@ impl Ctx<'_> {
         names: &[(&str, &str)],
         path: &[crate::model::Endpoint],
     ) -> (BTreeMap<String, Counters>, PortMap) {
-        (self.counters_of(names).await, self.switch_counters(path).await)
+        (
+            self.counters_of(names).await,
+            self.switch_counters(path).await,
+        )
     }
 
     fn finish_counters(
