@@ -67,8 +67,12 @@ fn findings<'a>(report: &'a Value, rule: &str) -> Vec<&'a Value> {
 }
 
 fn stand_in(dir: &Path, body: &str) {
+    stand_in_named(dir, "ib_write_lat", body)
+}
+
+fn stand_in_named(dir: &Path, tool: &str, body: &str) {
     std::fs::create_dir_all(dir).unwrap();
-    let f = dir.join("ib_write_lat");
+    let f = dir.join(tool);
     std::fs::write(&f, format!("#!/bin/sh\n{body}\n")).unwrap();
     let mut perm = std::fs::metadata(&f).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perm, 0o755);
@@ -419,6 +423,68 @@ jump = "h1"
     let _ = emu.kill();
     let _ = emu.wait();
     assert_no_leftovers("after the replay (its server sleeps until ended)");
+
+    // 2b. Incast, REPLAYED: a stand-in ib_write_bw prints a recorded run on every sender; the
+    // receiver (h1, the first host) runs one server per sender. The hosts' counters do not move
+    // (veth), so the lossless class did not engage: PROBE011.
+    let incast_bin = work.join("incast-bin");
+    stand_in_named(
+        &incast_bin,
+        "ib_write_bw",
+        &format!(
+            "# REPLAY of a recorded perftest run (fixtures/probe/perftest), not a measurement.\n\
+             for a in \"$@\"; do last=$a; done\n\
+             case \"$last\" in {NET}.*) cat {client}; exit 0;; esac\n\
+             echo '* Waiting for client to connect... *'\nexec sleep 60",
+            client = fx.join("ib_write_bw-duration-gbits-client.txt").display(),
+        ),
+    );
+    let inv_incast = work.join("inventory-incast.toml");
+    std::fs::write(
+        &inv_incast,
+        inventory(&format!(
+            "tool_dir = \"{}\"\nrdma_device = \"mlx5_0\"\ngid_index = 3\n",
+            incast_bin.display()
+        )),
+    )
+    .unwrap();
+    let out = common::run(
+        &work,
+        &[
+            "probe",
+            "--inventory",
+            inv_incast.to_str().unwrap(),
+            "--pairs",
+            pairs.to_str().unwrap(),
+            "--tools",
+            "incast",
+            "--format",
+            "json",
+            "-q",
+        ],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let inc = &report["probes"][0];
+    assert_eq!(
+        (inc["kind"].as_str(), inc["status"].as_str()),
+        (Some("incast"), Some("ok")),
+        "{inc:#}"
+    );
+    assert_eq!(inc["dst"], "h1");
+    assert_eq!(inc["src"], "h2");
+    assert_eq!(inc["senders"], serde_json::json!(["h3", "h4"]));
+    let total = inc["bw_gbps"].as_f64().unwrap();
+    assert!((total - 3.0 * 184.93).abs() < 0.01, "{total}");
+    let p11 = findings(&report, "PROBE011");
+    assert_eq!(p11.len(), 1, "{report:#}");
+    assert_eq!(p11[0]["severity"], "error");
+    assert_no_leftovers("after the incast (one server per sender on h1)");
 
     // 3. A client that hangs is ended by the time limit.
     let hang = work.join("hang-bin");
