@@ -376,7 +376,8 @@ pub struct PortCounters {
     pub pfc_rx: std::collections::BTreeMap<u8, u64>,
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub pfc_tx: std::collections::BTreeMap<u8, u64>,
-    /// PFC frames over all priorities, where the output gives only a total (NX-OS RxPPP/TxPPP).
+    /// PFC frames where the output gives no priority: over all priorities (NX-OS RxPPP/TxPPP)
+    /// or of the RoCE class (Cumulus `qos roce counters`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pfc_rx_total: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -66,6 +66,37 @@ fn findings<'a>(report: &'a Value, rule: &str) -> Vec<&'a Value> {
         .collect()
 }
 
+/// Serve one emulated switch on 127.0.0.1:`port`; returns once its known_hosts is written.
+fn emulate(device: &Path, port: u16, pubkey: &Path, kh: &Path) -> std::process::Child {
+    let _ = std::fs::remove_file(kh);
+    let child = Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
+        .args([
+            "emulate",
+            "--device",
+            device.to_str().unwrap(),
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--authorized-key",
+            pubkey.to_str().unwrap(),
+            "--known-hosts-out",
+            kh.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !kh.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "emulator did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    child
+}
+
 fn stand_in(dir: &Path, body: &str) {
     stand_in_named(dir, "ib_write_lat", body)
 }
@@ -285,31 +316,12 @@ jump = "h1"
     .unwrap();
     let emu_port = 23000 + (std::process::id() % 2000) as u16;
     let sw_kh = sw.join("known_hosts");
-    let mut emu = Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
-        .args([
-            "emulate",
-            "--device",
-            sw.join("fap-sw.toml").to_str().unwrap(),
-            "--listen",
-            &format!("127.0.0.1:{emu_port}"),
-            "--authorized-key",
-            st.join("id_ed25519.pub").to_str().unwrap(),
-            "--known-hosts-out",
-            sw_kh.to_str().unwrap(),
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    while !sw_kh.exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "emulator did not start"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(300));
+    let mut emu = emulate(
+        &sw.join("fap-sw.toml"),
+        emu_port,
+        &st.join("id_ed25519.pub"),
+        &sw_kh,
+    );
     let switch_entry = format!(
         "\n[[device]]\nname = \"fap-sw\"\nplatform = \"sonic\"\nrole = \"leaf\"\naddress = \"127.0.0.1\"\nport = {emu_port}\nuser = \"audit\"\nknown_hosts = \"{}\"\ninterfaces = []\n",
         sw_kh.display()
@@ -423,6 +435,84 @@ jump = "h1"
     let _ = emu.kill();
     let _ = emu.wait();
     assert_no_leftovers("after the replay (its server sleeps until ended)");
+
+    // 2a. The same replay with the leaf as Cumulus: its counters are per-interface commands
+    // (`nv show interface swpN qos roce counters`), run for the leaf's ports on the path. The
+    // stand-in moves the same two files on: here they hold swp3's and swp4's tables.
+    let roce = |pause: u64, ecn: u64, drop: u64| {
+        [
+            "                               operational   applied  description".to_string(),
+            "-----------------------------  ------------  -------  ----------------------------------".to_string(),
+            "rx-stats".to_string(),
+            "  rx-pfc-stats".to_string(),
+            "    pause-duration             0                      Rx PFC pause duration for RoCE traffic".to_string(),
+            format!("    pause-packets              {pause:<22} Rx PFC pause packets for RoCE traffic"),
+            "  rx-roce-stats".to_string(),
+            format!("    no-buffer-discard          {drop:<22} Rx buffer discards for RoCE traffic"),
+            "tx-stats".to_string(),
+            "  tx-ecn-stats".to_string(),
+            format!("    ecn-marked-packets         {ecn:<22} Tx ECN marked packets"),
+            "  tx-pfc-stats".to_string(),
+            "    pause-packets              0                      Tx PFC pause packets for RoCE traffic".to_string(),
+            String::new(),
+        ]
+        .join("\n")
+    };
+    std::fs::write(sw.join("pfc.txt"), roce(500, 1000, 0)).unwrap();
+    std::fs::write(sw.join("queue.txt"), roce(500, 1000, 0)).unwrap();
+    std::fs::write(sw.join("pfc-after.txt"), roce(530, 1000, 0)).unwrap();
+    std::fs::write(sw.join("queue-after.txt"), roce(500, 1250, 3)).unwrap();
+    std::fs::write(
+        sw.join("fap-sw-cumulus.toml"),
+        "platform = \"cumulus\"\nhostname = \"fap-sw\"\n[live]\n\"nv show interface swp3 qos roce counters\" = \"pfc.txt\"\n\"nv show interface swp4 qos roce counters\" = \"queue.txt\"\n",
+    )
+    .unwrap();
+    let mut emu = emulate(
+        &sw.join("fap-sw-cumulus.toml"),
+        emu_port,
+        &st.join("id_ed25519.pub"),
+        &sw_kh,
+    );
+    std::fs::write(
+        &inv2,
+        inventory(&format!(
+            "tool_dir = \"{}\"\nrdma_device = \"mlx5_0\"\ngid_index = 3\n",
+            replay.display()
+        )) + &switch_entry.replace("platform = \"sonic\"", "platform = \"cumulus\""),
+    )
+    .unwrap();
+    let out = common::run(
+        &work,
+        &[
+            "probe",
+            "--inventory",
+            inv2.to_str().unwrap(),
+            "--snapshot",
+            snap.to_str().unwrap(),
+            "--pairs",
+            pairs.to_str().unwrap(),
+            "--tools",
+            "ib-write-lat",
+            "--format",
+            "json",
+            "-q",
+        ],
+    );
+    let _ = emu.kill();
+    let _ = emu.wait();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let p = &report["probes"][0];
+    assert_eq!(
+        p["counters"]["fap-sw:swp3"]["pfc_rx_all_priorities"], 30,
+        "{p:#}"
+    );
+    assert_eq!(
+        p["counters"]["fap-sw:swp4"]["ecn_marked_packets"], 250,
+        "{p:#}"
+    );
+    assert_eq!(p["counters"]["fap-sw:swp4"]["queue_drops"], 3, "{p:#}");
+    assert_eq!(p["deltas"]["ecn_marked"], 250, "{p:#}");
+    assert_no_leftovers("after the replay with a Cumulus leaf");
 
     // 2b. Incast, REPLAYED: a stand-in ib_write_bw prints a recorded run on every sender; the
     // receiver (h1, the first host) runs one server per sender. The hosts' counters do not move

@@ -373,11 +373,20 @@ impl Ctx<'_> {
         let Some(sw) = self.switches else {
             return PortMap::new();
         };
+        // Per-interface counter commands (Cumulus) run for the switch's ports on the path.
         let targets: Vec<Target> = sw
             .targets
             .iter()
             .filter(|t| path.iter().any(|e| e.device == t.name))
-            .cloned()
+            .map(|t| {
+                let mut t = t.clone();
+                t.interfaces = path
+                    .iter()
+                    .filter(|e| e.device == t.name)
+                    .map(|e| e.interface.clone())
+                    .collect();
+                t
+            })
             .collect();
         if targets.is_empty() {
             return PortMap::new();

@@ -121,6 +121,12 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             }
         }
     }
+    for o in outs
+        .iter()
+        .filter(|o| o.cmd.id == "nv-show-interface-qos-roce-counters")
+    {
+        show::roce_counters(dev, o);
+    }
     notes
 }
 

@@ -133,6 +133,52 @@ fn one<'f>(f: &'f Fields, group: &str, key: &str) -> Option<&'f Val> {
         .and_then(|v| v.first())
 }
 
+/// `nv show interface <if> qos roce counters`: the RoCE class's PFC pause packets (rx/tx), ECN
+/// marks, and buffer discards of RoCE and CNP traffic, from the operational column.
+pub(super) fn roce_counters(dev: &mut Device, o: &Output) {
+    let Some(name) = o.args.get("if") else {
+        return;
+    };
+    let p = &o.parsed;
+    let name = super::canonical_ifname(name);
+    let mut c = crate::model::PortCounters::default();
+    let mut drops: Option<u64> = None;
+    let mut seen = false;
+    for r in p.records.iter().filter(|r| p.kind(r) == "ctr") {
+        let group = p.parent(r).and_then(|g| p.get(g, "key")).unwrap_or("");
+        let (Some(key), Some(rest)) = (p.get(r, "key"), p.get(r, "rest")) else {
+            continue;
+        };
+        // Counts are plain integers; byte figures ("2.48 GB") are not counted here.
+        let Some(v) = rest
+            .split_whitespace()
+            .next()
+            .and_then(|x| x.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        match (group, key) {
+            ("rx-pfc-stats", "pause-packets") => c.pfc_rx_total = Some(v),
+            ("tx-pfc-stats", "pause-packets") => c.pfc_tx_total = Some(v),
+            ("tx-ecn-stats", "ecn-marked-packets") => c.ecn_marked = Some(v),
+            ("rx-roce-stats", "no-buffer-discard")
+            | ("tx-roce-stats" | "tx-cnp-stats", "unicast-no-buffer-discard") => {
+                drops = Some(drops.unwrap_or(0) + v)
+            }
+            _ => continue,
+        }
+        if !seen {
+            c.src = Some(o.src(r.line));
+            seen = true;
+        }
+    }
+    if seen {
+        c.drops = drops;
+        let kind = super::kind_of(&name, None);
+        dev.iface(&name, kind).counters = Some(c);
+    }
+}
+
 pub(super) fn overlay(dev: &mut Device, outs: &[Output], ports: &PortProfiles) {
     // Interfaces the per-interface outputs name exist even without a config.
     for o in outs {
