@@ -225,7 +225,11 @@ async fn prep(h: &Host<'_>, hp: &HostPort, s: &HostSettings) -> Prep {
         )
         .await;
     let table = String::from_utf8_lossy(&o.stdout);
-    let gids = roce_v2_gids(&table, iface);
+    // Device names come from the host: only plain names go into a command line.
+    let gids: Vec<_> = roce_v2_gids(&table, iface)
+        .into_iter()
+        .filter(|(dev, _, _, _)| safe_word(dev))
+        .collect();
     if let Some(d) = &s.rdma_device {
         p.rdma = Some((d.clone(), 1));
     }
