@@ -95,6 +95,22 @@ pub enum Command {
         #[command(flatten)]
         collect: CollectArgs,
     },
+    /// Compare two snapshots (before and after a change): the findings the change introduces,
+    /// fixes and leaves, matched by rule, device and object, never by line number.
+    Diff {
+        before: PathBuf,
+        after: PathBuf,
+        /// table or json.
+        #[arg(long, value_enum, default_value = "table")]
+        format: Format,
+        /// Exit 1 when a NEW finding reaches this severity (fixed and unchanged ones never fail).
+        #[arg(long, value_enum, default_value = "error")]
+        fail_on: FailOn,
+        #[arg(long)]
+        rules: Option<PathBuf>,
+        #[arg(long)]
+        parsers: Option<PathBuf>,
+    },
     /// Connect to every device of an inventory over SSH, run its platform's read-only commands
     /// and write a snapshot that `audit` reads.
     Collect {
@@ -397,6 +413,28 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                 return Ok(ExitStatus::Error);
             }
             Ok(status_for(&run.audit.findings, fail_on))
+        }
+        Command::Diff {
+            before,
+            after,
+            format,
+            fail_on,
+            rules,
+            parsers,
+        } => {
+            let opts = Options {
+                rules_dir: rules,
+                parsers_dir: parsers,
+            };
+            let b = audit::run(&before, &opts)?;
+            let a = audit::run(&after, &opts)?;
+            let d = crate::review::diff::diff(&b.findings, &a.findings);
+            let text = match format {
+                Format::Json => crate::review::diff::json(&d),
+                _ => crate::review::diff::text(&d),
+            };
+            emit(&text, None)?;
+            Ok(status_for(&d.new, fail_on))
         }
         Command::Explain { id, rules } => {
             let rs = audit::load_rules(rules.as_deref())?;

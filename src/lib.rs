@@ -17,6 +17,7 @@ pub mod model;
 pub mod parser;
 pub mod probe;
 pub mod report;
+pub mod review;
 pub mod rules;
 pub mod schema;
 pub mod snapshot;

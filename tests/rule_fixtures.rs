@@ -5,6 +5,8 @@
 //! checks that the rule fires exactly where `expect` says. The clean base itself must pass every
 //! rule without a single error or warning, and must exercise every rule that has a fixture.
 
+mod common;
+
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -60,19 +62,6 @@ struct Expect {
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        let t = to.join(e.file_name());
-        if p.is_dir() {
-            copy_tree(&p, &t);
-        } else {
-            std::fs::copy(&p, &t).unwrap();
-        }
-    }
 }
 
 fn audit(snapshot: &Path) -> serde_json::Value {
@@ -132,7 +121,7 @@ fn run_case_in(id: &str, path: &Path, tmp: &Path) -> Result<(), String> {
     let case: Case = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
     let _ = (&case.description, &case.platform);
     let _ = std::fs::remove_dir_all(tmp);
-    copy_tree(&fixtures().join(&case.base), tmp);
+    common::copy_tree(&fixtures().join(&case.base), tmp);
     for e in &case.edit {
         let f = tmp.join(&e.file);
         let body = std::fs::read_to_string(&f)
