@@ -15,6 +15,8 @@ pub struct Options {
     pub rules_dir: Option<PathBuf>,
     /// Extra or overriding vendor parsers (`--parsers DIR`).
     pub parsers_dir: Option<PathBuf>,
+    /// The waiver file (`--waivers FILE`); default: `waivers.toml` in the snapshot, if any.
+    pub waivers: Option<PathBuf>,
 }
 
 /// Everything a report needs.
@@ -26,6 +28,10 @@ pub struct Audit {
     pub passes: crate::rules::eval::Passes,
     /// Probe results (from the snapshot's `probes.json` or a probe run).
     pub probes: Vec<Probe>,
+    /// Findings a waiver accepted: not in `findings`, listed apart in every report.
+    pub waived: Vec<crate::review::waivers::Waived>,
+    /// The rule catalog the audit ran (for reports that describe rules: SARIF, HTML).
+    pub catalog: Vec<crate::rules::RuleSpec>,
 }
 
 /// The file in a snapshot folder that holds probe results (`audit --probe` writes it).
@@ -147,11 +153,44 @@ pub fn run(snapshot: &Path, opts: &Options) -> Result<Audit> {
             passes.platforms.entry(k).or_default().extend(v);
         }
     }
+    let mut fabric = fabric;
+    // Waivers from --waivers, or the snapshot's own waivers.toml (named relative to the
+    // snapshot, as its config files are).
+    let waiver_file = match &opts.waivers {
+        Some(p) => Some((p.clone(), p.display().to_string())),
+        None => Some(snapshot.join(crate::review::waivers::FILE))
+            .filter(|p| p.exists())
+            .map(|p| (p, crate::review::waivers::FILE.to_string())),
+    };
+    let mut waived = Vec::new();
+    if let Some((path, name)) = waiver_file {
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let ws = crate::review::waivers::parse(&text, &name)?;
+        let ids: Vec<&str> = rules.rules.iter().map(|r| r.spec.id.as_str()).collect();
+        let applied = crate::review::waivers::apply(
+            findings,
+            &ws,
+            &ids,
+            crate::review::waivers::Day::today(),
+        );
+        findings = applied.kept;
+        waived = applied.waived;
+        if !applied.notices.is_empty() {
+            fabric.notices.extend(applied.notices);
+            let (wf, _) =
+                crate::rules::eval::evaluate_only(&rules, &fabric, &|r| r.spec.family == "WAIVER");
+            findings.extend(wf);
+            crate::finding::sort(&mut findings);
+        }
+    }
     Ok(Audit {
         fabric,
         findings,
         rules: rules.rules.len(),
         passes,
         probes,
+        waived,
+        catalog: rules.rules.iter().map(|r| r.spec.clone()).collect(),
     })
 }

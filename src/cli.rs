@@ -60,6 +60,9 @@ pub enum Command {
         /// Extra or overriding vendor parser files.
         #[arg(long)]
         parsers: Option<PathBuf>,
+        /// Waiver file (default: waivers.toml in the snapshot folder, when there is one).
+        #[arg(long)]
+        waivers: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "auto")]
         color: ColorChoice,
         /// With --inventory: after collecting, run probes between the hosts (see `probe`) and
@@ -100,16 +103,26 @@ pub enum Command {
     Diff {
         before: PathBuf,
         after: PathBuf,
-        /// table or json.
-        #[arg(long, value_enum, default_value = "table")]
-        format: Format,
-        /// Exit 1 when a NEW finding reaches this severity (fixed and unchanged ones never fail).
-        #[arg(long, value_enum, default_value = "error")]
-        fail_on: FailOn,
+        #[command(flatten)]
+        review: ReviewArgs,
+    },
+    /// Review a change of intended configs kept in git: audit the snapshot folder as it was at
+    /// BASE and as it is at HEAD, and report what the change introduces, fixes and leaves.
+    Review {
+        /// The git repository.
         #[arg(long)]
-        rules: Option<PathBuf>,
+        repo: PathBuf,
+        /// The ref the change starts from (a branch, tag or commit).
         #[arg(long)]
-        parsers: Option<PathBuf>,
+        base: String,
+        /// The ref of the change.
+        #[arg(long, default_value = "HEAD")]
+        head: String,
+        /// The snapshot folder inside the repository.
+        #[arg(long, default_value = ".")]
+        path: String,
+        #[command(flatten)]
+        review: ReviewArgs,
     },
     /// Connect to every device of an inventory over SSH, run its platform's read-only commands
     /// and write a snapshot that `audit` reads.
@@ -149,6 +162,27 @@ pub enum Command {
         #[arg(long)]
         parsers: Option<PathBuf>,
     },
+}
+
+/// Options shared by `diff` and `review`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ReviewArgs {
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Exit 1 when a NEW finding reaches this severity (fixed, unchanged and waived ones never
+    /// fail).
+    #[arg(long, value_enum, default_value = "error")]
+    pub fail_on: FailOn,
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+    #[arg(long)]
+    pub parsers: Option<PathBuf>,
+    /// Waiver file (default: waivers.toml in the snapshot folder after the change).
+    #[arg(long)]
+    pub waivers: Option<PathBuf>,
 }
 
 /// Options of a collection run (`collect`, `audit --inventory`).
@@ -288,6 +322,14 @@ fn collect_run(
     Ok(s)
 }
 
+fn review_options(r: &ReviewArgs) -> Options {
+    Options {
+        rules_dir: r.rules.clone(),
+        parsers_dir: r.parsers.clone(),
+        waivers: r.waivers.clone(),
+    }
+}
+
 fn emit(text: &str, output: Option<&PathBuf>) -> Result<()> {
     match output {
         Some(p) => std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display())),
@@ -326,6 +368,7 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             fail_on,
             rules,
             parsers,
+            waivers,
             color,
             probe,
             probe_args,
@@ -378,9 +421,11 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                 &Options {
                     rules_dir: rules,
                     parsers_dir: parsers,
+                    waivers,
                 },
             )?;
-            let text = report::render(&a, format, use_color(color, output.is_some()));
+            let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
+            let text = report::render_review(&r, format, use_color(color, output.is_some()));
             emit(&text, output.as_ref())?;
             Ok(status_for(&a.findings, fail_on))
         }
@@ -417,24 +462,63 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Diff {
             before,
             after,
-            format,
-            fail_on,
-            rules,
-            parsers,
+            review,
         } => {
-            let opts = Options {
-                rules_dir: rules,
-                parsers_dir: parsers,
-            };
-            let b = audit::run(&before, &opts)?;
+            let opts = review_options(&review);
+            let b = audit::run(
+                &before,
+                &Options {
+                    waivers: None,
+                    ..opts.clone()
+                },
+            )?;
             let a = audit::run(&after, &opts)?;
-            let d = crate::review::diff::diff(&b.findings, &a.findings);
-            let text = match format {
-                Format::Json => crate::review::diff::json(&d),
-                _ => crate::review::diff::text(&d),
+            let scope = crate::review::Scope::Diff {
+                before: before.display().to_string(),
+                after: after.display().to_string(),
             };
-            emit(&text, None)?;
-            Ok(status_for(&d.new, fail_on))
+            let r = crate::review::Review::of_change(&b, &a, scope);
+            emit(
+                &report::render_review(&r, review.format, false),
+                review.output.as_ref(),
+            )?;
+            Ok(status_for(&r.new, review.fail_on))
+        }
+        Command::Review {
+            repo,
+            base,
+            head,
+            path,
+            review,
+        } => {
+            use crate::review::git;
+            let opts = review_options(&review);
+            let bt = git::export(&repo, &base, &path)?;
+            let ht = git::export(&repo, &head, &path)?;
+            let b = audit::run(
+                &bt.snapshot,
+                &Options {
+                    waivers: None,
+                    ..opts.clone()
+                },
+            )
+            .with_context(|| format!("auditing {path} at {base}"))?;
+            let a = audit::run(&ht.snapshot, &opts)
+                .with_context(|| format!("auditing {path} at {head}"))?;
+            let scope = crate::review::Scope::Git {
+                repo: repo.display().to_string(),
+                path,
+                base,
+                head,
+                base_commit: bt.commit.clone(),
+                head_commit: ht.commit.clone(),
+            };
+            let r = crate::review::Review::of_change(&b, &a, scope);
+            emit(
+                &report::render_review(&r, review.format, false),
+                review.output.as_ref(),
+            )?;
+            Ok(status_for(&r.new, review.fail_on))
         }
         Command::Explain { id, rules } => {
             let rs = audit::load_rules(rules.as_deref())?;

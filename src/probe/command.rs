@@ -95,6 +95,7 @@ pub fn run(
                 &audit::Options {
                     rules_dir: rules_dir.map(Path::to_path_buf),
                     parsers_dir: parsers_dir.map(Path::to_path_buf),
+                    waivers: None,
                 },
             )?;
             // Probe findings of an earlier run in the snapshot are not config findings.
@@ -233,6 +234,8 @@ pub fn run(
             rules: rules.rules.len(),
             passes,
             probes: outcome.probes,
+            waived: Vec::new(),
+            catalog: rules.rules.iter().map(|r| r.spec.clone()).collect(),
         },
         interrupted: outcome.interrupted,
     })

@@ -16,6 +16,9 @@ pub struct Report<'a> {
     pub parse: Vec<&'a FileParse>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub probes: &'a [crate::probe::Probe],
+    /// Findings a waiver accepted, each with its waiver (not counted in `summary.findings`).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub waived: &'a [crate::review::waivers::Waived],
 }
 
 #[derive(Serialize)]
@@ -86,6 +89,7 @@ pub fn render(a: &Audit) -> String {
         findings: &a.findings,
         parse: a.fabric.devices.iter().flat_map(|d| &d.parse).collect(),
         probes: &a.probes,
+        waived: &a.waived,
     };
     serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
         + "\n"

@@ -14,6 +14,15 @@ pub enum Format {
     Model,
 }
 
+/// Render a review (a plain audit, a diff, a git review) in any format.
+pub fn render_review(r: &crate::review::Review, format: Format, color: bool) -> String {
+    match format {
+        Format::Table if r.is_change() => crate::review::diff::text(r),
+        Format::Json if r.is_change() => crate::review::diff::json(r),
+        Format::Table | Format::Json | Format::Model => render(r.audit, format, color),
+    }
+}
+
 pub fn render(audit: &Audit, format: Format, color: bool) -> String {
     match format {
         Format::Table => table::render(audit, color),

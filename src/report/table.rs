@@ -83,6 +83,39 @@ pub fn render(a: &Audit, color: bool) -> String {
     } else {
         let _ = writeln!(out, "{table}");
     }
+    if !a.waived.is_empty() {
+        let mut t = Table::new();
+        t.load_style(UTF8_FULL_CONDENSED);
+        t.set_content_arrangement(ContentArrangement::Dynamic);
+        t.set_width(160);
+        if !color {
+            t.force_no_tty();
+        }
+        t.set_header(vec![
+            "severity",
+            "rule",
+            "device",
+            "interface",
+            "reason",
+            "owner",
+            "expires",
+            "waiver",
+        ]);
+        for w in &a.waived {
+            let f = &w.finding;
+            t.add_row(vec![
+                sev_cell(f.severity, color),
+                Cell::new(&f.rule),
+                Cell::new(&f.device),
+                Cell::new(f.interface.as_deref().unwrap_or("")),
+                Cell::new(&w.waiver.reason),
+                Cell::new(&w.waiver.owner),
+                Cell::new(&w.waiver.expires),
+                Cell::new(format!("{}:{}", w.waiver.file, w.waiver.line)),
+            ]);
+        }
+        let _ = writeln!(out, "Waived (not counted)\n{t}");
+    }
     let not_passed: Vec<_> = a
         .fabric
         .devices
@@ -124,7 +157,7 @@ pub fn render(a: &Audit, color: bool) -> String {
     }
     let _ = writeln!(
         out,
-        "{} devices, {} interfaces, {} links, {} rules: {} error(s), {} warning(s), {} info; files parsed: {} passed, {} partial, {} failed",
+        "{} devices, {} interfaces, {} links, {} rules: {} error(s), {} warning(s), {} info{}; files parsed: {} passed, {} partial, {} failed",
         s.devices,
         s.interfaces,
         s.links,
@@ -132,6 +165,11 @@ pub fn render(a: &Audit, color: bool) -> String {
         s.findings.error,
         s.findings.warning,
         s.findings.info,
+        if a.waived.is_empty() {
+            String::new()
+        } else {
+            format!(", {} waived", a.waived.len())
+        },
         s.parse.passed,
         s.parse.partial,
         s.parse.failed

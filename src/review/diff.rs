@@ -103,42 +103,45 @@ fn counts(fs: &[Finding]) -> Counts {
     c
 }
 
-/// The JSON document (`fabric-audit/diff/v1`).
-pub fn json(d: &Diff) -> String {
+/// The JSON document (`fabric-audit/diff/v1`) of a review.
+pub fn json(r: &super::Review) -> String {
     let doc = serde_json::json!({
         "schema": "fabric-audit/diff/v1",
         "tool": { "name": "fabric-audit", "version": env!("CARGO_PKG_VERSION") },
+        "scope": r.scope,
         "summary": {
-            "new": counts(&d.new),
-            "fixed": counts(&d.fixed),
-            "unchanged": counts(&d.unchanged),
+            "headline": r.headline(),
+            "new": counts(&r.new),
+            "fixed": counts(&r.fixed),
+            "unchanged": counts(&r.unchanged),
+            "waived": r.waived.len(),
         },
-        "new": d.new,
-        "fixed": d.fixed,
-        "unchanged": d.unchanged,
+        "new": r.new,
+        "fixed": r.fixed,
+        "unchanged": r.unchanged,
+        "waived": r.waived,
     });
     serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
 }
 
-/// The terminal form: new findings first, then fixed; unchanged are only counted.
-pub fn text(d: &Diff) -> String {
+/// The terminal form: new findings first, then fixed, then waived; unchanged are only counted.
+pub fn text(r: &super::Review) -> String {
     use comfy_table::{Cell, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-    let mut out = format!(
-        "{} new, {} fixed, {} unchanged\n",
-        d.new.len(),
-        d.fixed.len(),
-        d.unchanged.len()
-    );
-    for (title, fs) in [("New", &d.new), ("Fixed", &d.fixed)] {
-        if fs.is_empty() {
-            continue;
-        }
+    let mut out = format!("{}\n", r.headline());
+    let table = |header: Vec<&str>| {
         let mut t = Table::new();
         t.load_style(UTF8_FULL_CONDENSED);
         t.set_content_arrangement(ContentArrangement::Dynamic);
         t.set_width(160);
         t.force_no_tty();
-        t.set_header(vec!["severity", "rule", "device", "interface", "message"]);
+        t.set_header(header);
+        t
+    };
+    for (title, fs) in [("New", &r.new), ("Fixed", &r.fixed)] {
+        if fs.is_empty() {
+            continue;
+        }
+        let mut t = table(vec!["severity", "rule", "device", "interface", "message"]);
         for f in fs.iter() {
             t.add_row(vec![
                 Cell::new(f.severity.as_str()),
@@ -149,6 +152,32 @@ pub fn text(d: &Diff) -> String {
             ]);
         }
         out.push_str(&format!("{title}:\n{t}\n"));
+    }
+    if !r.waived.is_empty() {
+        let mut t = table(vec![
+            "severity",
+            "rule",
+            "device",
+            "interface",
+            "reason",
+            "owner",
+            "expires",
+            "waiver",
+        ]);
+        for w in &r.waived {
+            let f = &w.finding;
+            t.add_row(vec![
+                Cell::new(f.severity.as_str()),
+                Cell::new(&f.rule),
+                Cell::new(&f.device),
+                Cell::new(f.interface.as_deref().unwrap_or("")),
+                Cell::new(&w.waiver.reason),
+                Cell::new(&w.waiver.owner),
+                Cell::new(&w.waiver.expires),
+                Cell::new(format!("{}:{}", w.waiver.file, w.waiver.line)),
+            ]);
+        }
+        out.push_str(&format!("Waived (not failing):\n{t}\n"));
     }
     out
 }

@@ -610,6 +610,15 @@ pub fn evaluate(rs: &RuleSet, fabric: &Fabric) -> Vec<Finding> {
 
 /// Evaluate, also counting per rule how many objects it checked and passed.
 pub fn evaluate_with_passes(rs: &RuleSet, fabric: &Fabric) -> (Vec<Finding>, Passes) {
+    evaluate_only(rs, fabric, &|_| true)
+}
+
+/// Evaluate only the rules `keep` accepts (the WAIVER rules run after the waiver pass).
+pub fn evaluate_only(
+    rs: &RuleSet,
+    fabric: &Fabric,
+    keep: &(dyn Fn(&Rule) -> bool + Sync),
+) -> (Vec<Finding>, Passes) {
     let policy = Value::from(Serde(&fabric.policy));
     let params: Vec<Value> = rs
         .rules
@@ -648,7 +657,7 @@ pub fn evaluate_with_passes(rs: &RuleSet, fabric: &Fabric) -> (Vec<Finding>, Pas
         rs.rules
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.scope == s)
+            .filter(|(_, r)| r.scope == s && keep(r))
             .collect()
     };
     let if_rules = by_scope(Scope::Interface);

@@ -86,3 +86,137 @@ pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// Apply a fixture case's `[[edit]]`s (fixtures/rules/<RULE>/<case>.toml) to a snapshot folder.
+pub fn apply_case_edits(snapshot: &std::path::Path, case: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/rules")
+        .join(case);
+    let v: toml::Value = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for e in v["edit"].as_array().unwrap() {
+        let f = snapshot.join(e["file"].as_str().unwrap());
+        let (from, to) = (e["replace"].as_str().unwrap(), e["with"].as_str().unwrap());
+        let body = std::fs::read_to_string(&f).unwrap();
+        assert!(
+            body.contains(from),
+            "{case}: {from:?} not in {}",
+            f.display()
+        );
+        std::fs::write(&f, body.replacen(from, to, 1)).unwrap();
+    }
+}
+
+/// Undo a case's edits (its `with` text back to `replace`).
+pub fn revert_case_edits(snapshot: &std::path::Path, case: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/rules")
+        .join(case);
+    let v: toml::Value = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    for e in v["edit"].as_array().unwrap() {
+        let f = snapshot.join(e["file"].as_str().unwrap());
+        let (from, to) = (e["with"].as_str().unwrap(), e["replace"].as_str().unwrap());
+        let body = std::fs::read_to_string(&f).unwrap();
+        assert!(
+            body.contains(from),
+            "{case}: {from:?} not in {}",
+            f.display()
+        );
+        std::fs::write(&f, body.replacen(from, to, 1)).unwrap();
+    }
+}
+
+pub fn git(repo: &std::path::Path, args: &[&str]) {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args([
+            "-c",
+            "user.name=Review Test",
+            "-c",
+            "user.email=review@example.com",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The change-review scenario of issue 6, as a git repository of intended configs in
+/// `root/repo` (snapshot folder `fabric/`), built from the clean mixed fabric:
+/// - commit `base` (tagged): the fabric with an old ECN fault (SONiC leaf1 queue 3 without its
+///   WRED profile: ECN001 leaf1 Ethernet0);
+/// - commit 2: a PFC fault (Cumulus spine1 swp1 runs 802.3x link pause beside PFC: PFC003) and
+///   an MTU fault (SONiC leaf1 uplink Ethernet240 at MTU 9100: MTU001);
+/// - commit 3 (HEAD): the ECN fault fixed.
+///
+/// `review --repo root/repo --base base --path fabric` must report exactly PFC003 spine1 swp1 and
+/// MTU001 leaf1 Ethernet240 as new and ECN001 leaf1 Ethernet0 as fixed.
+pub fn review_repo(root: &std::path::Path) -> PathBuf {
+    const ECN: &str = "ECN001/sonic-queue-3-without-wred-profile.toml";
+    let repo = root.join("repo");
+    let snap = repo.join("fabric");
+    let _ = std::fs::remove_dir_all(&repo);
+    copy_tree(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/clean-mixed-fabric"),
+        &snap,
+    );
+    git(&repo, &["init", "-q", "-b", "main"]);
+    apply_case_edits(&snap, ECN);
+    git(&repo, &["add", "-A"]);
+    git(
+        &repo,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "fabric as deployed (queue 3 of leaf1 lacks WRED)",
+        ],
+    );
+    git(&repo, &["tag", "base"]);
+    apply_case_edits(&snap, "PFC003/cumulus-link-pause-beside-pfc.toml");
+    apply_case_edits(&snap, "MTU001/sonic-uplink-mtu-9100.toml");
+    git(
+        &repo,
+        &[
+            "commit",
+            "-q",
+            "-a",
+            "-m",
+            "CHG-1: pause on spine1 swp1, leaf1 uplink MTU",
+        ],
+    );
+    revert_case_edits(&snap, ECN);
+    git(
+        &repo,
+        &[
+            "commit",
+            "-q",
+            "-a",
+            "-m",
+            "CHG-2: WRED profile back on leaf1 queue 3",
+        ],
+    );
+    repo
+}
+
+/// The waiver file that accepts the two faults `review_repo` introduces.
+pub const REVIEW_WAIVERS: &str = r#"[[waiver]]
+rule = "PFC003"
+device = "spine1"
+object = "swp1"
+reason = "link pause kept for the legacy storage shelf until CHG-9 moves it"
+owner = "netops@example.com"
+expires = 2099-12-31
+
+[[waiver]]
+rule = "MTU001"
+device = "leaf*"
+object = "Ethernet240"
+reason = "uplink MTU change rolls out in two steps (CHG-1, CHG-3)"
+owner = "fabric-team"
+expires = "2099-06-30"
+"#;
