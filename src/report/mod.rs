@@ -1,5 +1,7 @@
 //! Report formats: one closed enum, one small renderer each.
 
+pub mod html;
+mod html_svg;
 pub mod json;
 pub mod table;
 
@@ -12,6 +14,8 @@ pub enum Format {
     /// The normalized model every rule reads (devices, interfaces, links, policy), each fact
     /// with the file and line it came from: for "why does the tool think that?".
     Model,
+    /// One self-contained HTML file: findings with filters and a picture of the fabric.
+    Html,
 }
 
 /// Render a review (a plain audit, a diff, a git review) in any format.
@@ -19,6 +23,7 @@ pub fn render_review(r: &crate::review::Review, format: Format, color: bool) -> 
     match format {
         Format::Table if r.is_change() => crate::review::diff::text(r),
         Format::Json if r.is_change() => crate::review::diff::json(r),
+        Format::Html => html::render(r),
         Format::Table | Format::Json | Format::Model => render(r.audit, format, color),
     }
 }
@@ -27,6 +32,7 @@ pub fn render(audit: &Audit, format: Format, color: bool) -> String {
     match format {
         Format::Table => table::render(audit, color),
         Format::Json => json::render(audit),
+        Format::Html => html::render(&crate::review::Review::of_audit(audit, "snapshot")),
         Format::Model => {
             crate::model::with_sources(|| serde_json::to_string_pretty(&audit.fabric))
                 .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
