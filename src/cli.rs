@@ -111,6 +111,26 @@ pub enum Command {
         #[arg(long)]
         parsers: Option<PathBuf>,
     },
+    /// Snippets that fix the findings of a snapshot, per device in apply order, each marked safe
+    /// or needs-review; with --apply-to-copy, merge them into a copy and re-audit it.
+    Remediate {
+        snapshot: PathBuf,
+        /// Only this device's snippets.
+        #[arg(long)]
+        device: Option<String>,
+        /// text or json.
+        #[arg(long, value_enum, default_value = "text")]
+        format: RemediateFormat,
+        /// Copy the snapshot to OUTDIR (new or empty), merge the snippets into its config files,
+        /// re-audit it; exit 1 unless every targeted finding is gone and no new error appeared.
+        #[arg(long, value_name = "OUTDIR")]
+        apply_to_copy: Option<PathBuf>,
+        #[arg(long)]
+        rules: Option<PathBuf>,
+        /// Extra or overriding vendor parser files (and remediation templates in DIR/remediation/).
+        #[arg(long)]
+        parsers: Option<PathBuf>,
+    },
     /// Connect to every device of an inventory over SSH, run its platform's read-only commands
     /// and write a snapshot that `audit` reads.
     Collect {
@@ -149,6 +169,12 @@ pub enum Command {
         #[arg(long)]
         parsers: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RemediateFormat {
+    Text,
+    Json,
 }
 
 /// Options of a collection run (`collect`, `audit --inventory`).
@@ -373,13 +399,14 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                     return Ok(ExitStatus::Error);
                 }
             }
-            let a = audit::run(
-                &snapshot,
-                &Options {
-                    rules_dir: rules,
-                    parsers_dir: parsers,
-                },
-            )?;
+            let opts = Options {
+                rules_dir: rules,
+                parsers_dir: parsers,
+            };
+            let mut a = audit::run(&snapshot, &opts)?;
+            let templates = crate::remediate::load(opts.parsers_dir.as_deref())?;
+            let rs = audit::load_rules(opts.rules_dir.as_deref())?;
+            crate::remediate::attach(&mut a, &rs, &snapshot, &templates);
             let text = report::render(&a, format, use_color(color, output.is_some()));
             emit(&text, output.as_ref())?;
             Ok(status_for(&a.findings, fail_on))
@@ -435,6 +462,57 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
             };
             emit(&text, None)?;
             Ok(status_for(&d.new, fail_on))
+        }
+        Command::Remediate {
+            snapshot,
+            device,
+            format,
+            apply_to_copy,
+            rules,
+            parsers,
+        } => {
+            let opts = Options {
+                rules_dir: rules,
+                parsers_dir: parsers,
+            };
+            let templates = crate::remediate::load(opts.parsers_dir.as_deref())?;
+            let a = audit::run(&snapshot, &opts)?;
+            let rs = audit::load_rules(opts.rules_dir.as_deref())?;
+            let mut plan = crate::remediate::plan(&a, &rs, &snapshot, &templates);
+            if let Some(d) = &device {
+                if !a.fabric.devices.iter().any(|x| &x.name == d) {
+                    anyhow::bail!("no device {d:?} in {}", snapshot.display());
+                }
+                crate::remediate::only_device(&mut plan, d);
+            }
+            let json = format == RemediateFormat::Json;
+            let Some(out) = apply_to_copy else {
+                emit(
+                    &if json {
+                        crate::remediate::json(&plan)
+                    } else {
+                        crate::remediate::text(&plan)
+                    },
+                    None,
+                )?;
+                return Ok(ExitStatus::Success);
+            };
+            let o = crate::remediate::apply::apply_to_copy(
+                &snapshot, &out, &a, &plan, &templates, &opts,
+            )?;
+            emit(
+                &if json {
+                    serde_json::to_string_pretty(&o).unwrap_or_default() + "\n"
+                } else {
+                    crate::remediate::text(&plan) + "\n" + &crate::remediate::apply::text(&o)
+                },
+                None,
+            )?;
+            Ok(if o.ok() {
+                ExitStatus::Success
+            } else {
+                ExitStatus::Failure
+            })
         }
         Command::Explain { id, rules } => {
             let rs = audit::load_rules(rules.as_deref())?;
