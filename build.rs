@@ -30,6 +30,7 @@ fn main() {
     let mut out = String::new();
     embed("rules", &mut out, "RULES");
     embed("vendor-parsers", &mut out, "PARSERS");
+    embed("vendor-parsers/remediation", &mut out, "REMEDIATION");
     let dest =
         Path::new(&std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into())).join("embedded.rs");
     if let Err(e) = std::fs::write(&dest, out) {

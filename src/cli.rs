@@ -124,6 +124,26 @@ pub enum Command {
         #[command(flatten)]
         review: ReviewArgs,
     },
+    /// Snippets that fix the findings of a snapshot, per device in apply order, each marked safe
+    /// or needs-review; with --apply-to-copy, merge them into a copy and re-audit it.
+    Remediate {
+        snapshot: PathBuf,
+        /// Only this device's snippets.
+        #[arg(long)]
+        device: Option<String>,
+        /// text or json.
+        #[arg(long, value_enum, default_value = "text")]
+        format: RemediateFormat,
+        /// Copy the snapshot to OUTDIR (new or empty), merge the snippets into its config files,
+        /// re-audit it; exit 1 unless every targeted finding is gone and no new error appeared.
+        #[arg(long, value_name = "OUTDIR")]
+        apply_to_copy: Option<PathBuf>,
+        #[arg(long)]
+        rules: Option<PathBuf>,
+        /// Extra or overriding vendor parser files (and remediation templates in DIR/remediation/).
+        #[arg(long)]
+        parsers: Option<PathBuf>,
+    },
     /// Connect to every device of an inventory over SSH, run its platform's read-only commands
     /// and write a snapshot that `audit` reads.
     Collect {
@@ -183,6 +203,12 @@ pub struct ReviewArgs {
     /// Waiver file (default: waivers.toml in the snapshot folder after the change).
     #[arg(long)]
     pub waivers: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RemediateFormat {
+    Text,
+    Json,
 }
 
 /// Options of a collection run (`collect`, `audit --inventory`).
@@ -322,6 +348,15 @@ fn collect_run(
     Ok(s)
 }
 
+/// Audit a snapshot and attach to each finding the fix snippet of its platform, if any.
+fn audit_with_fixes(snapshot: &std::path::Path, opts: &Options) -> Result<audit::Audit> {
+    let mut a = audit::run(snapshot, opts)?;
+    let templates = crate::remediate::load(opts.parsers_dir.as_deref())?;
+    let rs = audit::load_rules(opts.rules_dir.as_deref())?;
+    crate::remediate::attach(&mut a, &rs, snapshot, &templates);
+    Ok(a)
+}
+
 fn review_options(r: &ReviewArgs) -> Options {
     Options {
         rules_dir: r.rules.clone(),
@@ -416,7 +451,7 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                     return Ok(ExitStatus::Error);
                 }
             }
-            let a = audit::run(
+            let a = audit_with_fixes(
                 &snapshot,
                 &Options {
                     rules_dir: rules,
@@ -472,7 +507,7 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                     ..opts.clone()
                 },
             )?;
-            let a = audit::run(&after, &opts)?;
+            let a = audit_with_fixes(&after, &opts)?;
             let scope = crate::review::Scope::Diff {
                 before: before.display().to_string(),
                 after: after.display().to_string(),
@@ -503,7 +538,7 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                 },
             )
             .with_context(|| format!("auditing {path} at {base}"))?;
-            let a = audit::run(&ht.snapshot, &opts)
+            let a = audit_with_fixes(&ht.snapshot, &opts)
                 .with_context(|| format!("auditing {path} at {head}"))?;
             let scope = crate::review::Scope::Git {
                 repo: repo.display().to_string(),
@@ -519,6 +554,58 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                 review.output.as_ref(),
             )?;
             Ok(status_for(&r.new, review.fail_on))
+        }
+        Command::Remediate {
+            snapshot,
+            device,
+            format,
+            apply_to_copy,
+            rules,
+            parsers,
+        } => {
+            let opts = Options {
+                rules_dir: rules,
+                parsers_dir: parsers,
+                waivers: None,
+            };
+            let templates = crate::remediate::load(opts.parsers_dir.as_deref())?;
+            let a = audit::run(&snapshot, &opts)?;
+            let rs = audit::load_rules(opts.rules_dir.as_deref())?;
+            let mut plan = crate::remediate::plan(&a, &rs, &snapshot, &templates);
+            if let Some(d) = &device {
+                if !a.fabric.devices.iter().any(|x| &x.name == d) {
+                    anyhow::bail!("no device {d:?} in {}", snapshot.display());
+                }
+                crate::remediate::only_device(&mut plan, d);
+            }
+            let json = format == RemediateFormat::Json;
+            let Some(out) = apply_to_copy else {
+                emit(
+                    &if json {
+                        crate::remediate::json(&plan)
+                    } else {
+                        crate::remediate::text(&plan)
+                    },
+                    None,
+                )?;
+                return Ok(ExitStatus::Success);
+            };
+            let o = crate::remediate::apply::apply_to_copy(
+                &snapshot, &out, &a, &plan, &templates, &opts,
+            )?;
+            emit(
+                &if json {
+                    serde_json::to_string_pretty(&o).unwrap_or_default() + "\n"
+                } else {
+                    crate::remediate::text(&plan) + "\n" + &crate::remediate::apply::text(&o)
+                },
+                None,
+            )?;
+            Ok(if o.ok() {
+                ExitStatus::Success
+            } else {
+                ExitStatus::Failure
+            })
         }
         Command::Explain { id, rules } => {
             let rs = audit::load_rules(rules.as_deref())?;

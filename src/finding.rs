@@ -48,6 +48,8 @@ impl From<&crate::model::Src> for Location {
 pub struct Remediation {
     pub platform: String,
     pub snippet: String,
+    /// `safe` or `needs-review`.
+    pub safety: String,
 }
 
 /// Name used as `device` for findings about the fabric as a whole.

@@ -16,6 +16,7 @@ pub mod finding;
 pub mod model;
 pub mod parser;
 pub mod probe;
+pub mod remediate;
 pub mod report;
 pub mod review;
 pub mod rules;

@@ -7,62 +7,10 @@
 
 mod common;
 
-use serde::Deserialize;
+use common::{Case, cases, fixtures};
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Case {
-    #[serde(default = "clean")]
-    base: String,
-    description: String,
-    /// Platform the fault is written in (for the per-platform coverage report).
-    platform: String,
-    #[serde(default)]
-    edit: Vec<Edit>,
-    #[serde(default)]
-    add: Vec<Add>,
-    #[serde(default)]
-    remove: Vec<String>,
-    expect: Vec<Expect>,
-}
-
-fn clean() -> String {
-    "clean-fabric".into()
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Edit {
-    file: String,
-    replace: String,
-    with: String,
-    /// Replace every occurrence (default: the first only).
-    #[serde(default)]
-    all: bool,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Add {
-    file: String,
-    content: String,
-}
-
-#[derive(Deserialize, Debug)]
-#[serde(deny_unknown_fields)]
-struct Expect {
-    device: String,
-    #[serde(default)]
-    interface: Option<String>,
-    #[serde(default)]
-    severity: Option<String>,
-}
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
-}
 
 fn audit(snapshot: &Path) -> serde_json::Value {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
@@ -78,26 +26,6 @@ fn audit(snapshot: &Path) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn cases() -> Vec<(String, PathBuf)> {
-    let mut out = Vec::new();
-    let Ok(rd) = std::fs::read_dir(fixtures().join("rules")) else {
-        return out;
-    };
-    for d in rd.flatten() {
-        if !d.path().is_dir() {
-            continue;
-        }
-        let id = d.file_name().to_string_lossy().into_owned();
-        for f in std::fs::read_dir(d.path()).unwrap().flatten() {
-            if f.path().extension().is_some_and(|e| e == "toml") {
-                out.push((id.clone(), f.path()));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// Runs a case; returns, besides the verdict, which rules checked and passed objects in it.
@@ -117,39 +45,7 @@ fn run_case(id: &str, path: &Path) -> (Result<(), String>, fabric_audit::rules::
 }
 
 fn run_case_in(id: &str, path: &Path, tmp: &Path) -> Result<(), String> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let case: Case = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    let _ = (&case.description, &case.platform);
-    let _ = std::fs::remove_dir_all(tmp);
-    common::copy_tree(&fixtures().join(&case.base), tmp);
-    for e in &case.edit {
-        let f = tmp.join(&e.file);
-        let body = std::fs::read_to_string(&f)
-            .map_err(|err| format!("{}: edit {}: {err}", path.display(), e.file))?;
-        if !body.contains(&e.replace) {
-            return Err(format!(
-                "{}: {:?} not found in {}",
-                path.display(),
-                e.replace,
-                e.file
-            ));
-        }
-        let new = if e.all {
-            body.replace(&e.replace, &e.with)
-        } else {
-            body.replacen(&e.replace, &e.with, 1)
-        };
-        std::fs::write(&f, new).unwrap();
-    }
-    for a in &case.add {
-        let f = tmp.join(&a.file);
-        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(&f, &a.content).unwrap();
-    }
-    for r in &case.remove {
-        std::fs::remove_file(tmp.join(r))
-            .map_err(|e| format!("{}: remove {r}: {e}", path.display()))?;
-    }
+    let case = common::build_case(path, tmp)?;
     let v = audit(tmp);
     let hits: Vec<&serde_json::Value> = v["findings"]
         .as_array()

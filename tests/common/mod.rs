@@ -220,3 +220,119 @@ reason = "uplink MTU change rolls out in two steps (CHG-1, CHG-3)"
 owner = "fabric-team"
 expires = "2099-06-30"
 "#;
+
+// ---- Rule fixture cases (fixtures/rules/<RULE>/<case>.toml, see its README) ----
+
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    #[serde(default = "clean")]
+    pub base: String,
+    pub description: String,
+    /// Platform the fault is written in (for the per-platform coverage report).
+    pub platform: String,
+    #[serde(default)]
+    pub edit: Vec<Edit>,
+    #[serde(default)]
+    pub add: Vec<Add>,
+    #[serde(default)]
+    pub remove: Vec<String>,
+    pub expect: Vec<Expect>,
+}
+
+fn clean() -> String {
+    "clean-fabric".into()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Edit {
+    pub file: String,
+    pub replace: String,
+    pub with: String,
+    /// Replace every occurrence (default: the first only).
+    #[serde(default)]
+    pub all: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Add {
+    pub file: String,
+    pub content: String,
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    pub device: String,
+    #[serde(default)]
+    pub interface: Option<String>,
+    #[serde(default)]
+    pub severity: Option<String>,
+}
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Every case file as (rule id, path), sorted.
+pub fn cases() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(fixtures().join("rules")) else {
+        return out;
+    };
+    for d in rd.flatten() {
+        if !d.path().is_dir() {
+            continue;
+        }
+        let id = d.file_name().to_string_lossy().into_owned();
+        for f in std::fs::read_dir(d.path()).unwrap().flatten() {
+            if f.path().extension().is_some_and(|e| e == "toml") {
+                out.push((id.clone(), f.path()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Build the snapshot of a case in `tmp` (replaced): the base copied, the edits applied.
+pub fn build_case(path: &Path, tmp: &Path) -> Result<Case, String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let case: Case = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let _ = std::fs::remove_dir_all(tmp);
+    copy_tree(&fixtures().join(&case.base), tmp);
+    for e in &case.edit {
+        let f = tmp.join(&e.file);
+        let body = std::fs::read_to_string(&f)
+            .map_err(|err| format!("{}: edit {}: {err}", path.display(), e.file))?;
+        if !body.contains(&e.replace) {
+            return Err(format!(
+                "{}: {:?} not found in {}",
+                path.display(),
+                e.replace,
+                e.file
+            ));
+        }
+        let new = if e.all {
+            body.replace(&e.replace, &e.with)
+        } else {
+            body.replacen(&e.replace, &e.with, 1)
+        };
+        std::fs::write(&f, new).unwrap();
+    }
+    for a in &case.add {
+        let f = tmp.join(&a.file);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(&f, &a.content).unwrap();
+    }
+    for r in &case.remove {
+        std::fs::remove_file(tmp.join(r))
+            .map_err(|e| format!("{}: remove {r}: {e}", path.display()))?;
+    }
+    Ok(case)
+}

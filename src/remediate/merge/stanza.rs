@@ -1,0 +1,291 @@
+//! Stanza-aware merge for indented IOS-like configs (NX-OS, EOS, OS10, Onyx).
+//!
+//! A config is a tree by indentation: a line opens a stanza, the more-indented lines after it
+//! are its children. A snippet is applied as the device would: a snippet line with children
+//! selects (or creates, at the end of its parent) the stanza with the same text; a leaf line
+//! `no X` removes the children `X` or `X ...`; any other leaf line is added unless present,
+//! replacing a sibling with the same key (`[merge] replace`: capture group 1 of the first regex
+//! that matches, e.g. `mtu` for `mtu 9216` and `mtu 1500`). Lines not touched stay
+//! byte-identical. Blank lines and comments (`!`, `#`) are not part of the tree.
+
+use regex::Regex;
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+fn structural(line: &str) -> bool {
+    let t = line.trim();
+    !t.is_empty() && !t.starts_with('!') && !t.starts_with('#')
+}
+
+/// The stanza tree of a list of lines (indices into the list).
+pub struct Tree {
+    /// Per line: the structural lines below it in its block (direct children).
+    kids: Vec<Vec<usize>>,
+    top: Vec<usize>,
+}
+
+impl Tree {
+    pub fn new<S: AsRef<str>>(lines: &[S]) -> Tree {
+        let mut kids = vec![Vec::new(); lines.len()];
+        let mut top = Vec::new();
+        // Open stanzas: (line index, indent).
+        let mut stack: Vec<(usize, usize)> = Vec::new();
+        for (k, l) in lines.iter().enumerate() {
+            let l = l.as_ref();
+            if !structural(l) {
+                continue;
+            }
+            let ind = indent(l);
+            while stack.last().is_some_and(|(_, i)| *i >= ind) {
+                stack.pop();
+            }
+            match stack.last() {
+                Some((p, _)) => kids[*p].push(k),
+                None => top.push(k),
+            }
+            stack.push((k, ind));
+        }
+        Tree { kids, top }
+    }
+
+    pub fn children(&self, parent: Option<usize>) -> Vec<usize> {
+        match parent {
+            None => self.top.clone(),
+            Some(p) => self.kids.get(p).cloned().unwrap_or_default(),
+        }
+    }
+
+    /// Last line of the block of `k` (itself when it has no children).
+    fn last(&self, k: usize) -> usize {
+        match self.kids.get(k).and_then(|v| v.last()) {
+            Some(&c) => self.last(c),
+            None => k,
+        }
+    }
+}
+
+/// A snippet line and the snippet lines below it.
+struct Node {
+    text: String,
+    kids: Vec<Node>,
+}
+
+fn snippet_tree(snippet: &str) -> Vec<Node> {
+    fn build(lines: &[&str], pos: &mut usize, min: Option<usize>) -> Vec<Node> {
+        let mut out = Vec::new();
+        while *pos < lines.len() {
+            let l = lines[*pos];
+            let ind = indent(l);
+            if min.is_some_and(|m| ind <= m) {
+                break;
+            }
+            *pos += 1;
+            let kids = build(lines, pos, Some(ind));
+            out.push(Node {
+                text: l.trim_end().to_string(),
+                kids,
+            });
+        }
+        out
+    }
+    let lines: Vec<&str> = snippet.lines().filter(|l| structural(l)).collect();
+    let mut pos = 0;
+    build(&lines, &mut pos, None)
+}
+
+fn key(keys: &[Regex], line: &str) -> Option<String> {
+    let t = line.trim();
+    keys.iter().find_map(|re| {
+        re.captures(t)
+            .and_then(|c| c.get(1))
+            .map(|m| m.as_str().to_string())
+    })
+}
+
+/// Merge a snippet into a config (see the module doc).
+pub fn merge(config: &str, snippet: &str, keys: &[Regex]) -> Result<String, String> {
+    let mut lines: Vec<String> = config.split_inclusive('\n').map(str::to_string).collect();
+    if lines.last().is_some_and(|l| !l.ends_with('\n')) {
+        // Appending after a last line without a newline would join two lines.
+        if let Some(l) = lines.last_mut() {
+            l.push('\n');
+        }
+    }
+    for n in snippet_tree(snippet) {
+        apply(&mut lines, None, &n, keys)?;
+    }
+    Ok(lines.concat())
+}
+
+fn apply(
+    lines: &mut Vec<String>,
+    parent: Option<usize>,
+    n: &Node,
+    keys: &[Regex],
+) -> Result<(), String> {
+    let tree = Tree::new(lines);
+    let kids = tree.children(parent);
+    let want = n.text.trim();
+    // Where a new child of `parent` goes: after the last line of its block (for the top level,
+    // before a final `end`).
+    let insert_at = || -> usize {
+        match parent {
+            Some(p) => tree.last(p) + 1,
+            None => match kids.last() {
+                Some(&l) if lines[l].trim() == "end" => l,
+                Some(&l) => tree.last(l) + 1,
+                None => lines.len(),
+            },
+        }
+    };
+    if !n.kids.is_empty() {
+        let at = match kids.iter().find(|&&k| lines[k].trim() == want) {
+            Some(&k) => k,
+            None => {
+                let at = insert_at();
+                lines.insert(at, format!("{}\n", n.text));
+                at
+            }
+        };
+        for c in &n.kids {
+            apply(lines, Some(at), c, keys)?;
+        }
+        return Ok(());
+    }
+    if let Some(target) = want.strip_prefix("no ") {
+        let target = target.trim();
+        let mut gone: Vec<(usize, usize)> = kids
+            .iter()
+            .filter(|&&k| {
+                let t = lines[k].trim();
+                t == target || t.starts_with(&format!("{target} "))
+            })
+            .map(|&k| (k, tree.last(k)))
+            .collect();
+        gone.reverse();
+        for (a, b) in gone {
+            lines.drain(a..=b);
+        }
+        return Ok(());
+    }
+    if kids.iter().any(|&k| lines[k].trim() == want) {
+        return Ok(());
+    }
+    let new_line = format!("{}\n", n.text);
+    if let Some(kk) = key(keys, want) {
+        let same: Vec<usize> = kids
+            .iter()
+            .copied()
+            .filter(|&k| key(keys, &lines[k]).as_deref() == Some(kk.as_str()))
+            .collect();
+        if let Some((&first, rest)) = same.split_first() {
+            if tree.last(first) != first {
+                return Err(format!(
+                    "`{want}` would replace the stanza `{}`",
+                    lines[first].trim()
+                ));
+            }
+            // Keep the old line's indentation: it is the config's own style.
+            lines[first] = format!("{}{}\n", &lines[first][..indent(&lines[first])], want);
+            for &k in rest.iter().rev() {
+                let b = tree.last(k);
+                lines.drain(k..=b);
+            }
+            return Ok(());
+        }
+    }
+    let at = insert_at();
+    lines.insert(at, new_line);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys() -> Vec<Regex> {
+        [
+            "^(?:no )?(mtu)(?: |$)",
+            "^(?:no )?(priority-flow-control mode)(?: |$)",
+            "^(qos map dscp [0-9]+ to traffic-class) ",
+        ]
+        .iter()
+        .map(|r| Regex::new(r).unwrap())
+        .collect()
+    }
+
+    const NXOS: &str = "!Command: show running-config\nhostname leaf1\n\npolicy-map type qos P\n  class ROCE\n    set qos-group 4\n  class CNP\n    set qos-group 6\nsystem qos\n  service-policy type queuing output Q\n\ninterface Ethernet1/1\n  mtu 1500\n  priority-flow-control mode off\n  no shutdown\n\ninterface Ethernet1/2\n  no shutdown\n";
+
+    #[test]
+    fn replaces_keyed_children_and_keeps_the_rest() {
+        let out = merge(
+            NXOS,
+            "interface Ethernet1/1\n  mtu 9216\n  priority-flow-control mode on\n",
+            &keys(),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            NXOS.replace(
+                "  mtu 1500\n  priority-flow-control mode off",
+                "  mtu 9216\n  priority-flow-control mode on"
+            )
+        );
+    }
+
+    #[test]
+    fn adds_missing_children_at_the_end_of_the_block() {
+        let out = merge(NXOS, "interface Ethernet1/2\n  mtu 9214\n", &keys()).unwrap();
+        assert!(
+            out.ends_with("interface Ethernet1/2\n  no shutdown\n  mtu 9214\n"),
+            "{out}"
+        );
+        let out = merge(
+            NXOS,
+            "system qos\n  service-policy type qos input P\n",
+            &keys(),
+        )
+        .unwrap();
+        assert!(out.contains("system qos\n  service-policy type queuing output Q\n  service-policy type qos input P\n\n"), "{out}");
+    }
+
+    #[test]
+    fn nested_stanzas_and_no() {
+        let out = merge(
+            NXOS,
+            "policy-map type qos P\n  class ROCE\n    no set qos-group 4\n    set qos-group 3\n",
+            &keys(),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            NXOS.replace("    set qos-group 4\n", "    set qos-group 3\n")
+        );
+        let out = merge(NXOS, "interface Ethernet1/1\n  no mtu\n", &keys()).unwrap();
+        assert_eq!(out, NXOS.replace("  mtu 1500\n", ""));
+    }
+
+    #[test]
+    fn new_stanza_at_the_end_before_end() {
+        let eos = "hostname l3\nqos map dscp 26 to traffic-class 4\ninterface Ethernet1\n   mtu 9214\n!\nend\n";
+        let out = merge(
+            eos,
+            "qos map dscp 26 to traffic-class 3\ninterface Ethernet2\n   mtu 9214\n",
+            &keys(),
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "hostname l3\nqos map dscp 26 to traffic-class 3\ninterface Ethernet1\n   mtu 9214\n!\ninterface Ethernet2\n   mtu 9214\nend\n"
+        );
+    }
+
+    #[test]
+    fn idempotent() {
+        let s = "interface Ethernet1/1\n  mtu 9216\n";
+        let once = merge(NXOS, s, &keys()).unwrap();
+        assert_eq!(merge(&once, s, &keys()).unwrap(), once);
+    }
+}

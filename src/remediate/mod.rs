@@ -1,0 +1,417 @@
+//! Remediation: for each finding a platform can fix, a minimal snippet in the device's own
+//! syntax, rendered from `vendor-parsers/remediation/<platform>.toml`, grouped per device in
+//! the order it must be applied, each marked safe or needs-review; `apply` merges the snippets
+//! into a copy of the snapshot and re-audits it (`remediate --apply-to-copy`).
+//!
+//! A value that came from a device enters a snippet only through the platform's identifier
+//! syntax (`ident(kind)`); anything else withholds the snippet, with the reason.
+
+pub mod apply;
+pub mod merge;
+pub mod spec;
+
+use crate::audit::Audit;
+use crate::finding::{Finding, Remediation, Severity};
+use crate::model::Device;
+use crate::rules::RuleSet;
+use anyhow::Result;
+use serde::Serialize;
+use spec::{ConfigText, Safety, Templates, WITHHOLD};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub const SCHEMA: &str = "fabric-audit/remediation/v1";
+
+/// The embedded template files, then `dir/remediation/*.toml` (same platform replaces).
+pub fn load(parsers_dir: Option<&Path>) -> Result<Templates> {
+    let mut files: Vec<(String, String)> = crate::embedded::REMEDIATION
+        .iter()
+        .map(|(n, t)| (n.to_string(), t.to_string()))
+        .collect();
+    if let Some(d) = parsers_dir {
+        let r = d.join("remediation");
+        if r.is_dir() {
+            files.extend(crate::read_toml_dir(&r)?);
+        }
+    }
+    Templates::load(&files).map_err(|errs| {
+        anyhow::anyhow!(
+            "invalid remediation file(s):\n{}",
+            errs.iter()
+                .map(|e| format!("  {e}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })
+}
+
+/// A finding a step addresses.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Target {
+    pub rule: String,
+    pub severity: Severity,
+    pub device: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interface: Option<String>,
+    #[serde(skip)]
+    pub index: usize,
+}
+
+impl Target {
+    fn of(f: &Finding, index: usize) -> Target {
+        Target {
+            rule: f.rule.clone(),
+            severity: f.severity,
+            device: f.device.clone(),
+            interface: f.interface.clone(),
+            index,
+        }
+    }
+    fn label(&self) -> String {
+        match &self.interface {
+            Some(i) => format!("{} {}:{}", self.rule, self.device, i),
+            None => format!("{} {}", self.rule, self.device),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    pub order: i64,
+    pub safety: Safety,
+    pub snippet: String,
+    /// The findings this step addresses.
+    pub fixes: Vec<Target>,
+    #[serde(skip)]
+    sort_if: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DevicePlan {
+    pub device: String,
+    pub platform: String,
+    /// Snapshot-relative config file the steps merge into (`--apply-to-copy`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config: Option<String>,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Withheld {
+    #[serde(flatten)]
+    pub finding: Target,
+    /// `no_fix` (the platform states why no snippet exists), `withheld` (a value failed the
+    /// identifier syntax, or the template refused), or `no_template`.
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub platform: Option<String>,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Plan {
+    pub schema: &'static str,
+    pub devices: Vec<DevicePlan>,
+    pub withheld: Vec<Withheld>,
+}
+
+/// The snapshot-relative config file of a device (`configs/<device>.*`).
+pub fn config_file(d: &Device) -> Option<String> {
+    d.parse
+        .iter()
+        .find(|p| p.command == "config")
+        .map(|p| p.file.clone())
+}
+
+fn device_json(d: &Device) -> serde_json::Value {
+    let mut v = serde_json::to_value(d).unwrap_or_default();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("interfaces");
+    }
+    v
+}
+
+/// An end a finding may be fixed at: device, interface, the other end (device, interface).
+type End = (String, Option<String>, Option<(String, String)>);
+
+enum Rendered {
+    Snippet(String),
+    Nothing,
+    Withheld(String),
+}
+
+fn render(p: &spec::Platform, fix: &spec::Fix, ctx: minijinja::Value) -> Rendered {
+    let t = match p.env.get_template(&fix.name) {
+        Ok(t) => t,
+        Err(e) => return Rendered::Withheld(format!("template {}: {e}", fix.name)),
+    };
+    match t.render(ctx) {
+        Ok(s) => {
+            if s.chars().any(|c| c.is_control() && c != '\n') {
+                return Rendered::Withheld(format!(
+                    "template {}: the snippet holds a control character",
+                    fix.name
+                ));
+            }
+            let lines: Vec<&str> = s
+                .lines()
+                .map(str::trim_end)
+                .filter(|l| !l.trim().is_empty())
+                .collect();
+            if lines.is_empty() {
+                Rendered::Nothing
+            } else {
+                Rendered::Snippet(lines.join("\n") + "\n")
+            }
+        }
+        Err(e) => {
+            let detail = e.detail().unwrap_or_default();
+            match detail.strip_prefix(WITHHOLD) {
+                Some(r) => Rendered::Withheld(r.to_string()),
+                None => Rendered::Withheld(format!("template {}: {e}", fix.name)),
+            }
+        }
+    }
+}
+
+/// Build the remediation plan of an audit of `snapshot`.
+pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) -> Plan {
+    let devices: BTreeMap<&str, &Device> = a
+        .fabric
+        .devices
+        .iter()
+        .map(|d| (d.name.as_str(), d))
+        .collect();
+    let mut configs: BTreeMap<String, Option<minijinja::Value>> = BTreeMap::new();
+    let mut config_of = |d: &Device| -> Option<minijinja::Value> {
+        configs
+            .entry(d.name.clone())
+            .or_insert_with(|| {
+                let f = config_file(d)?;
+                let text = std::fs::read_to_string(snapshot.join(f)).ok()?;
+                Some(minijinja::Value::from_object(ConfigText(text)))
+            })
+            .clone()
+    };
+    let iface_json = |dev: &str, name: Option<&str>| -> minijinja::Value {
+        let found = name.and_then(|n| {
+            devices
+                .get(dev)
+                .and_then(|d| d.interfaces.iter().find(|i| i.name == n))
+        });
+        match found {
+            Some(i) => minijinja::Value::from(minijinja::value::Serde(i)),
+            None => minijinja::Value::from(()),
+        }
+    };
+    let policy = minijinja::Value::from(minijinja::value::Serde(&a.fabric.policy));
+    // (device, snippet) → step
+    let mut steps: BTreeMap<(String, String), Step> = BTreeMap::new();
+    let mut withheld = Vec::new();
+    for (idx, f) in a.findings.iter().enumerate() {
+        if f.undecided() {
+            continue;
+        }
+        let target = Target::of(f, idx);
+        let fjson = minijinja::Value::from(minijinja::value::Serde(f));
+        let mut ends: Vec<End> = vec![(f.device.clone(), f.interface.clone(), None)];
+        // Link rules may be fixed at either end; other rules on the finding's own device.
+        let link = rules.get(&f.rule).is_some_and(|r| r.spec.scope == "link");
+        if let Some(p) = f.peer.as_ref().filter(|_| link) {
+            ends[0].2 = Some((p.device.clone(), p.interface.clone()));
+            ends.push((
+                p.device.clone(),
+                Some(p.interface.clone()),
+                f.interface.clone().map(|i| (f.device.clone(), i)),
+            ));
+        }
+        let mut got = false;
+        let mut why: Vec<(String, String)> = Vec::new();
+        let mut no_fix: Vec<(String, String)> = Vec::new();
+        let mut nothing = false;
+        for (dev, ifname, other) in &ends {
+            let Some(d) = devices.get(dev.as_str()) else {
+                continue;
+            };
+            let Some(p) = templates.platforms.get(&d.platform) else {
+                continue;
+            };
+            let Some(fixes) = p.fixes.get(&f.rule) else {
+                if let Some(r) = p.no_fix.get(&f.rule) {
+                    no_fix.push((p.id.clone(), r.clone()));
+                }
+                continue;
+            };
+            let ctx = minijinja::context! {
+                f => fjson.clone(),
+                i => iface_json(dev, ifname.as_deref()),
+                other => other.as_ref().map(|(od, oi)| iface_json(od, Some(oi))).unwrap_or(minijinja::Value::from(())),
+                d => minijinja::Value::from(minijinja::value::Serde(device_json(d))),
+                policy => policy.clone(),
+                config => config_of(d).unwrap_or(minijinja::Value::from(())),
+            };
+            for fix in fixes {
+                match render(p, fix, ctx.clone()) {
+                    Rendered::Snippet(s) => {
+                        got = true;
+                        let step = steps
+                            .entry((dev.clone(), s.clone()))
+                            .or_insert_with(|| Step {
+                                order: fix.order,
+                                safety: fix.safety,
+                                snippet: s,
+                                fixes: Vec::new(),
+                                sort_if: ifname.clone().unwrap_or_default(),
+                            });
+                        step.order = step.order.min(fix.order);
+                        step.safety = step.safety.max(fix.safety);
+                        if !step.fixes.contains(&target) {
+                            step.fixes.push(target.clone());
+                        }
+                    }
+                    Rendered::Nothing => nothing = true,
+                    Rendered::Withheld(r) => why.push((p.id.clone(), r)),
+                }
+            }
+        }
+        if got {
+            continue;
+        }
+        let (kind, platform, reason) = if let Some((p, r)) = why.into_iter().next() {
+            ("withheld", Some(p), r)
+        } else if let Some((p, r)) = no_fix.into_iter().next() {
+            ("no_fix", Some(p), r)
+        } else if f.severity < Severity::Error {
+            continue;
+        } else if nothing {
+            (
+                "withheld",
+                None,
+                "the template found nothing to change on either end".to_string(),
+            )
+        } else {
+            let ps: Vec<String> = ends
+                .iter()
+                .filter_map(|(d, _, _)| devices.get(d.as_str()).map(|d| d.platform.clone()))
+                .collect();
+            (
+                "no_template",
+                None,
+                format!(
+                    "no remediation template for {} on {}",
+                    f.rule,
+                    ps.join(", ")
+                ),
+            )
+        };
+        withheld.push(Withheld {
+            finding: target,
+            kind,
+            platform,
+            reason,
+        });
+    }
+    let mut per: BTreeMap<String, Vec<Step>> = BTreeMap::new();
+    for ((dev, _), s) in steps {
+        per.entry(dev).or_default().push(s);
+    }
+    let mut out = Vec::new();
+    for (dev, mut st) in per {
+        st.sort_by(|a, b| {
+            a.order
+                .cmp(&b.order)
+                .then_with(|| crate::device::natural_cmp(&a.sort_if, &b.sort_if))
+                .then_with(|| a.snippet.cmp(&b.snippet))
+        });
+        let d = devices.get(dev.as_str());
+        out.push(DevicePlan {
+            platform: d.map(|d| d.platform.clone()).unwrap_or_default(),
+            config: d.and_then(|d| config_file(d)),
+            device: dev,
+            steps: st,
+        });
+    }
+    out.sort_by(|a, b| crate::device::natural_cmp(&a.device, &b.device));
+    Plan {
+        schema: SCHEMA,
+        devices: out,
+        withheld,
+    }
+}
+
+/// Fill `Finding.remediation` of the findings a step addresses (the first step for each).
+pub fn attach(a: &mut Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) {
+    let p = plan(a, rules, snapshot, templates);
+    for d in &p.devices {
+        for s in &d.steps {
+            for t in &s.fixes {
+                if let Some(f) = a.findings.get_mut(t.index)
+                    && f.remediation.is_none()
+                {
+                    f.remediation = Some(Remediation {
+                        platform: d.platform.clone(),
+                        snippet: s.snippet.clone(),
+                        safety: s.safety.as_str().to_string(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Keep only one device's steps and withheld findings.
+pub fn only_device(p: &mut Plan, device: &str) {
+    p.devices.retain(|d| d.device == device);
+    p.withheld.retain(|w| w.finding.device == device);
+}
+
+pub fn json(p: &Plan) -> String {
+    serde_json::to_string_pretty(p).unwrap_or_default() + "\n"
+}
+
+pub fn text(p: &Plan) -> String {
+    let mut out = String::new();
+    if p.devices.is_empty() {
+        out.push_str("No snippet to apply.\n");
+    }
+    for d in &p.devices {
+        out.push_str(&format!(
+            "{} ({}{}): apply in this order\n",
+            d.device,
+            d.platform,
+            d.config
+                .as_deref()
+                .map(|c| format!(", {c}"))
+                .unwrap_or_default()
+        ));
+        for (k, s) in d.steps.iter().enumerate() {
+            let fixes: Vec<String> = s.fixes.iter().map(Target::label).collect();
+            out.push_str(&format!(
+                "  {}. [{}] fixes {}\n",
+                k + 1,
+                s.safety.as_str(),
+                fixes.join(", ")
+            ));
+            for l in s.snippet.lines() {
+                out.push_str(&format!("       {l}\n"));
+            }
+        }
+        out.push('\n');
+    }
+    if !p.withheld.is_empty() {
+        out.push_str("No snippet for:\n");
+        for w in &p.withheld {
+            out.push_str(&format!(
+                "  {} [{}{}]: {}\n",
+                w.finding.label(),
+                w.kind,
+                w.platform
+                    .as_deref()
+                    .map(|p| format!(", {p}"))
+                    .unwrap_or_default(),
+                w.reason
+            ));
+        }
+    }
+    out
+}
