@@ -1,6 +1,7 @@
 //! Report formats: one closed enum, one small renderer each.
 
 pub mod json;
+pub mod sarif;
 pub mod table;
 
 use crate::audit::Audit;
@@ -12,6 +13,8 @@ pub enum Format {
     /// The normalized model every rule reads (devices, interfaces, links, policy), each fact
     /// with the file and line it came from: for "why does the tool think that?".
     Model,
+    /// SARIF 2.1.0 for code scanning.
+    Sarif,
 }
 
 /// Render a review (a plain audit, a diff, a git review) in any format.
@@ -19,6 +22,7 @@ pub fn render_review(r: &crate::review::Review, format: Format, color: bool) -> 
     match format {
         Format::Table if r.is_change() => crate::review::diff::text(r),
         Format::Json if r.is_change() => crate::review::diff::json(r),
+        Format::Sarif => sarif::render(r),
         Format::Table | Format::Json | Format::Model => render(r.audit, format, color),
     }
 }
@@ -32,5 +36,10 @@ pub fn render(audit: &Audit, format: Format, color: bool) -> String {
                 .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
                 + "\n"
         }
+        Format::Sarif => render_review(
+            &crate::review::Review::of_audit(audit, "snapshot"),
+            format,
+            color,
+        ),
     }
 }

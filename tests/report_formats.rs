@@ -1,0 +1,204 @@
+//! The CI report formats (issue 6): sarif, each driven end to end
+//! as a user would (`review --repo … --base base --path fabric --format X` on the change-review
+//! repository of tests/common, `audit --format X` on the clean fabric) and read back with a
+//! real parser; device strings made hostile on purpose must come out as plain text.
+
+mod common;
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("fa-formats-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
+fn review(repo: &Path, format: &str) -> Output {
+    bin(&[
+        "review",
+        "--repo",
+        repo.to_str().unwrap(),
+        "--base",
+        "base",
+        "--path",
+        "fabric",
+        "--format",
+        format,
+    ])
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// Commit the waivers of the two new faults.
+fn waive(repo: &Path) {
+    std::fs::write(repo.join("fabric/waivers.toml"), common::REVIEW_WAIVERS).unwrap();
+    common::git(repo, &["add", "-A"]);
+    common::git(repo, &["commit", "-q", "-m", "waive CHG-1 until CHG-3"]);
+}
+
+/// rule → (file, line) of the new findings, from the JSON review.
+fn json_sources(repo: &Path) -> BTreeMap<String, (String, u64)> {
+    let v: Value = serde_json::from_slice(&review(repo, "json").stdout).unwrap();
+    v["new"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                (
+                    f["source"]["file"].as_str().unwrap().to_string(),
+                    f["source"]["line"].as_u64().unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// A line (1-based) of a file of the repository's head commit.
+fn head_line(repo: &Path, path: &str, line: u64) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(repo)
+        .args(["show", &format!("HEAD:{path}")])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .nth(line as usize - 1)
+        .unwrap_or("")
+        .to_string()
+}
+
+// ---------------------------------------------------------------- sarif
+
+#[test]
+fn sarif_review_for_code_scanning() {
+    let root = scratch("sarif");
+    let repo = common::review_repo(&root);
+    let out = review(&repo, "sarif");
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    // It reads as SARIF with the types generated from the official schema.
+    let typed: serde_sarif::sarif::Sarif = serde_json::from_str(&text).unwrap();
+    assert_eq!(typed.runs.len(), 1);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    assert!(
+        v["$schema"]
+            .as_str()
+            .unwrap()
+            .contains("sarif-schema-2.1.0")
+    );
+    let run = &v["runs"][0];
+    let driver = &run["tool"]["driver"];
+    assert_eq!(driver["name"], "fabric-audit");
+    assert_eq!(driver["version"], env!("CARGO_PKG_VERSION"));
+    let rules = driver["rules"].as_array().unwrap();
+    let pfc = rules.iter().find(|r| r["id"] == "PFC003").unwrap();
+    assert_eq!(pfc["defaultConfiguration"]["level"], "error");
+    assert!(!pfc["fullDescription"]["text"].as_str().unwrap().is_empty());
+    assert!(pfc["help"]["text"].as_str().unwrap().contains("Fix:"));
+    assert_eq!(pfc["properties"]["tags"].as_array().unwrap().len(), 1);
+    let results = run["results"].as_array().unwrap();
+    let mut prints = std::collections::BTreeSet::new();
+    for r in results {
+        let i = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[i]["id"], r["ruleId"], "ruleIndex points at the rule");
+        assert_ne!(r["baselineState"], "absent", "fixed findings are left out");
+        let fp = r["partialFingerprints"]["fabricAuditIdentity/v1"]
+            .as_str()
+            .unwrap();
+        assert!(prints.insert(fp.to_string()), "fingerprints differ: {fp}");
+    }
+    let new: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["baselineState"] == "new")
+        .collect();
+    assert_eq!(new.len(), 2, "{text}");
+    let src = json_sources(&repo);
+    for r in &new {
+        let rule = r["ruleId"].as_str().unwrap();
+        assert_eq!(r["level"], "error");
+        let loc = &r["locations"][0];
+        let uri = loc["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap();
+        let line = loc["physicalLocation"]["region"]["startLine"]
+            .as_u64()
+            .unwrap();
+        assert!(uri.starts_with("fabric/configs/"), "{uri}");
+        assert_eq!(
+            (uri.to_string(), line),
+            (format!("fabric/{}", src[rule].0), src[rule].1)
+        );
+        let held = head_line(&repo, uri, line);
+        let want = if rule == "MTU001" {
+            "\"mtu\": \"9100\""
+        } else {
+            "enable: on"
+        };
+        assert!(held.contains(want), "{rule} {uri}:{line} holds {held:?}");
+        let names: Vec<&str> = loc["logicalLocations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l["name"].as_str().unwrap())
+            .collect();
+        assert!(
+            names.contains(&"leaf1") || names.contains(&"spine1"),
+            "{names:?}"
+        );
+        assert!(r["message"]["text"].as_str().unwrap().contains(names[0]));
+    }
+
+    // Waived: results with an accepted external suppression; exit 0.
+    waive(&repo);
+    let out = review(&repo, "sarif");
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let _: serde_sarif::sarif::Sarif = serde_json::from_str(&text).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    let suppressed: Vec<&Value> = results
+        .iter()
+        .filter(|r| r.get("suppressions").is_some())
+        .collect();
+    assert_eq!(suppressed.len(), 2);
+    for r in suppressed {
+        let s = &r["suppressions"][0];
+        assert_eq!(s["kind"], "external");
+        assert_eq!(s["status"], "accepted");
+        assert!(!s["justification"].as_str().unwrap().is_empty());
+    }
+    assert!(results.iter().all(|r| r["baselineState"] != "new"));
+
+    // A plain audit: snapshot-relative paths, no baseline state.
+    let out = bin(&[
+        "audit",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/clean-fabric"),
+        "--format",
+        "sarif",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for r in v["runs"][0]["results"].as_array().unwrap() {
+        assert!(r.get("baselineState").is_none());
+        if let Some(u) = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].as_str() {
+            assert!(!u.starts_with("fabric/") && !u.starts_with('/'), "{u}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
