@@ -1,10 +1,12 @@
-//! The CI report formats (issue 6): sarif, each driven end to end
+//! The CI report formats (issue 6): sarif and junit, each driven end to end
 //! as a user would (`review --repo … --base base --path fabric --format X` on the change-review
 //! repository of tests/common, `audit --format X` on the clean fabric) and read back with a
 //! real parser; device strings made hostile on purpose must come out as plain text.
 
 mod common;
 
+use fabric_audit::finding::{Finding, Location, Severity};
+use fabric_audit::review::Review;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -81,6 +83,32 @@ fn head_line(repo: &Path, path: &str, line: u64) -> String {
         .nth(line as usize - 1)
         .unwrap_or("")
         .to_string()
+}
+
+fn clean_audit() -> fabric_audit::audit::Audit {
+    fabric_audit::audit::run(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/clean-fabric"),
+        &Default::default(),
+    )
+    .unwrap()
+}
+
+fn finding(rule: &str, sev: Severity, device: &str, iface: &str, message: &str) -> Finding {
+    Finding {
+        rule: rule.into(),
+        severity: sev,
+        title: "a title".into(),
+        message: message.into(),
+        device: device.into(),
+        interface: Some(iface.into()),
+        peer: None,
+        source: Some(Location {
+            file: "configs/leaf1.json".into(),
+            line: 12,
+        }),
+        evidence: Default::default(),
+        remediation: None,
+    }
 }
 
 // ---------------------------------------------------------------- sarif
@@ -201,4 +229,133 @@ fn sarif_review_for_code_scanning() {
         }
     }
     let _ = std::fs::remove_dir_all(&root);
+}
+
+// ---------------------------------------------------------------- junit
+
+/// (tests, failures, skipped) of an element's attributes, checked against its testcases.
+fn junit_counts(doc: &roxmltree::Document) -> (usize, usize, usize) {
+    let attr = |n: roxmltree::Node, a: &str| n.attribute(a).unwrap().parse::<usize>().unwrap();
+    let count = |n: roxmltree::Node| {
+        let cases: Vec<_> = n
+            .descendants()
+            .filter(|c| c.has_tag_name("testcase"))
+            .collect();
+        let with = |t: &str| {
+            cases
+                .iter()
+                .filter(|c| c.children().any(|x| x.has_tag_name(t)))
+                .count()
+        };
+        (cases.len(), with("failure"), with("skipped"))
+    };
+    let root = doc.root_element();
+    assert_eq!(root.tag_name().name(), "testsuites");
+    for s in root.children().filter(|c| c.has_tag_name("testsuite")) {
+        assert_eq!(
+            (attr(s, "tests"), attr(s, "failures"), attr(s, "skipped")),
+            count(s),
+            "suite {:?}",
+            s.attribute("name")
+        );
+    }
+    let c = count(root);
+    assert_eq!(
+        (
+            attr(root, "tests"),
+            attr(root, "failures"),
+            attr(root, "skipped")
+        ),
+        c
+    );
+    c
+}
+
+#[test]
+fn junit_review_and_clean_fabric() {
+    let root = scratch("junit");
+    let repo = common::review_repo(&root);
+    let out = review(&repo, "junit");
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let (_, failures, _) = junit_counts(&doc);
+    assert_eq!(failures, 2, "{text}");
+    let mut failing: Vec<(String, String)> = doc
+        .descendants()
+        .filter(|c| c.has_tag_name("testcase"))
+        .filter(|c| c.children().any(|x| x.has_tag_name("failure")))
+        .map(|c| {
+            let f = c.children().find(|x| x.has_tag_name("failure")).unwrap();
+            assert_eq!(f.attribute("type"), Some("error"));
+            (
+                c.attribute("classname").unwrap().to_string(),
+                c.attribute("name")
+                    .unwrap()
+                    .split(' ')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+            )
+        })
+        .collect();
+    failing.sort();
+    assert_eq!(
+        failing,
+        [
+            ("leaf1".to_string(), "MTU001".to_string()),
+            ("spine1".into(), "PFC003".into())
+        ]
+    );
+    // Suites are rule families.
+    assert!(
+        doc.descendants()
+            .any(|s| s.has_tag_name("testsuite") && s.attribute("name") == Some("pfc")),
+        "{text}"
+    );
+
+    waive(&repo);
+    let out = review(&repo, "junit");
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let (_, failures, skipped) = junit_counts(&doc);
+    assert_eq!((failures, skipped), (0, 2), "{text}");
+    for s in doc.descendants().filter(|s| s.has_tag_name("skipped")) {
+        let m = s.attribute("message").unwrap();
+        assert!(m.starts_with("waived: ") && m.contains("until 20"), "{m}");
+    }
+
+    let out = bin(&[
+        "audit",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/clean-fabric"),
+        "--format",
+        "junit",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let (tests, failures, _) = junit_counts(&doc);
+    assert!(tests >= 1 && failures == 0, "{text}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn junit_keeps_hostile_text_as_text() {
+    let audit = clean_audit();
+    let mut r = Review::of_audit(&audit, "clean-fabric");
+    let msg = "a ]]> b <c/> & \"q\" 'x' \u{1}\u{7}end";
+    r.new = vec![finding("MTU001", Severity::Error, "le&af<1>", "e\"1", msg)];
+    let text = fabric_audit::report::junit::render(&r);
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let (_, failures, _) = junit_counts(&doc);
+    assert_eq!(failures, 1);
+    let case = doc
+        .descendants()
+        .find(|c| c.has_tag_name("testcase") && c.attribute("classname") == Some("le&af<1>"))
+        .unwrap();
+    let fail = case.children().find(|x| x.has_tag_name("failure")).unwrap();
+    let clean = "a ]]> b <c/> & \"q\" 'x' end";
+    assert!(fail.text().unwrap().contains(clean), "{text}");
+    assert!(fail.attribute("message").unwrap().contains(clean));
 }

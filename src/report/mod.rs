@@ -1,6 +1,7 @@
 //! Report formats: one closed enum, one small renderer each.
 
 pub mod json;
+pub mod junit;
 pub mod sarif;
 pub mod table;
 
@@ -15,6 +16,8 @@ pub enum Format {
     Model,
     /// SARIF 2.1.0 for code scanning.
     Sarif,
+    /// JUnit XML for CI test reports.
+    Junit,
 }
 
 /// Render a review (a plain audit, a diff, a git review) in any format.
@@ -23,6 +26,7 @@ pub fn render_review(r: &crate::review::Review, format: Format, color: bool) -> 
         Format::Table if r.is_change() => crate::review::diff::text(r),
         Format::Json if r.is_change() => crate::review::diff::json(r),
         Format::Sarif => sarif::render(r),
+        Format::Junit => junit::render(r),
         Format::Table | Format::Json | Format::Model => render(r.audit, format, color),
     }
 }
@@ -36,7 +40,7 @@ pub fn render(audit: &Audit, format: Format, color: bool) -> String {
                 .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
                 + "\n"
         }
-        Format::Sarif => render_review(
+        Format::Sarif | Format::Junit => render_review(
             &crate::review::Review::of_audit(audit, "snapshot"),
             format,
             color,
