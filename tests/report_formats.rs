@@ -1,4 +1,4 @@
-//! The CI report formats (issue 6): sarif and junit, each driven end to end
+//! The CI report formats (issue 6): sarif, junit and github, each driven end to end
 //! as a user would (`review --repo … --base base --path fabric --format X` on the change-review
 //! repository of tests/common, `audit --format X` on the clean fabric) and read back with a
 //! real parser; device strings made hostile on purpose must come out as plain text.
@@ -358,4 +358,86 @@ fn junit_keeps_hostile_text_as_text() {
     let clean = "a ]]> b <c/> & \"q\" 'x' end";
     assert!(fail.text().unwrap().contains(clean), "{text}");
     assert!(fail.attribute("message").unwrap().contains(clean));
+}
+
+// ---------------------------------------------------------------- github
+
+/// A workflow command line read back: (command, properties, message), unescaped.
+fn gh_parse(line: &str) -> (String, BTreeMap<String, String>, String) {
+    let unescape = |s: &str| {
+        s.replace("%0D", "\r")
+            .replace("%0A", "\n")
+            .replace("%3A", ":")
+            .replace("%2C", ",")
+            .replace("%25", "%")
+    };
+    let rest = line.strip_prefix("::").unwrap();
+    let (head, msg) = rest.split_once("::").unwrap();
+    let (cmd, props) = head.split_once(' ').unwrap_or((head, ""));
+    let props = props
+        .split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap();
+            (k.to_string(), unescape(v))
+        })
+        .collect();
+    (cmd.to_string(), props, unescape(msg))
+}
+
+#[test]
+fn github_annotations_for_a_review() {
+    let root = scratch("github");
+    let repo = common::review_repo(&root);
+    let out = review(&repo, "github");
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let lines: Vec<_> = text.lines().map(gh_parse).collect();
+    let src = json_sources(&repo);
+    let errors: Vec<_> = lines.iter().filter(|l| l.0 == "error").collect();
+    assert_eq!(errors.len(), 2, "{text}");
+    for (_, p, msg) in &errors {
+        let rule = p["title"].split(' ').next().unwrap();
+        assert_eq!(p["file"], format!("fabric/{}", src[rule].0));
+        assert_eq!(p["line"], src[rule].1.to_string());
+        assert!(!msg.is_empty());
+    }
+    let titles: Vec<&str> = errors.iter().map(|l| l.1["title"].as_str()).collect();
+    assert_eq!(titles, ["MTU001 leaf1 Ethernet240", "PFC003 spine1 swp1"]);
+    let last = lines.last().unwrap();
+    assert_eq!(last.0, "notice");
+    assert!(last.2.contains("2 new (2 error), 1 fixed"), "{text}");
+
+    waive(&repo);
+    let out = review(&repo, "github");
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    let lines: Vec<_> = text.lines().map(gh_parse).collect();
+    assert!(lines.iter().all(|l| l.0 == "notice"), "{text}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.2.starts_with("2 waived") && l.2.contains("CHG-9"))
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn github_escapes_so_a_message_cannot_start_a_command() {
+    let audit = clean_audit();
+    let mut r = Review::of_audit(&audit, "clean-fabric");
+    let msg = "bad\n::error::pwned\r\n100%0A done";
+    let mut f = finding("MTU001", Severity::Warning, "le,af:1", "e1", msg);
+    f.source = None;
+    r.new = vec![f];
+    r.waived.clear();
+    let text = fabric_audit::report::github::render(&r);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    let (cmd, props, m) = gh_parse(lines[0]);
+    assert_eq!(cmd, "warning");
+    assert_eq!(m, msg);
+    assert_eq!(props["title"], "MTU001 le,af:1 e1");
+    assert!(!props.contains_key("file") && !props.contains_key("line"));
+    assert_eq!(gh_parse(lines[1]).0, "notice");
 }

@@ -1,5 +1,6 @@
 //! Report formats: one closed enum, one small renderer each.
 
+pub mod github;
 pub mod json;
 pub mod junit;
 pub mod sarif;
@@ -18,6 +19,8 @@ pub enum Format {
     Sarif,
     /// JUnit XML for CI test reports.
     Junit,
+    /// GitHub Actions annotations (workflow commands).
+    Github,
 }
 
 /// Render a review (a plain audit, a diff, a git review) in any format.
@@ -27,6 +30,7 @@ pub fn render_review(r: &crate::review::Review, format: Format, color: bool) -> 
         Format::Json if r.is_change() => crate::review::diff::json(r),
         Format::Sarif => sarif::render(r),
         Format::Junit => junit::render(r),
+        Format::Github => github::render(r),
         Format::Table | Format::Json | Format::Model => render(r.audit, format, color),
     }
 }
@@ -40,7 +44,7 @@ pub fn render(audit: &Audit, format: Format, color: bool) -> String {
                 .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
                 + "\n"
         }
-        Format::Sarif | Format::Junit => render_review(
+        Format::Sarif | Format::Junit | Format::Github => render_review(
             &crate::review::Review::of_audit(audit, "snapshot"),
             format,
             color,
