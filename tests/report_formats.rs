@@ -1,11 +1,11 @@
-//! The CI report formats (issue 6): sarif, junit and github, each driven end to end
+//! The CI report formats (issue 6): markdown, sarif, junit and github, each driven end to end
 //! as a user would (`review --repo … --base base --path fabric --format X` on the change-review
 //! repository of tests/common, `audit --format X` on the clean fabric) and read back with a
 //! real parser; device strings made hostile on purpose must come out as plain text.
 
 mod common;
 
-use fabric_audit::finding::{Finding, Location, Severity};
+use fabric_audit::finding::{Finding, Location, Remediation, Severity};
 use fabric_audit::review::Review;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -109,6 +109,237 @@ fn finding(rule: &str, sev: Severity, device: &str, iface: &str, message: &str) 
         evidence: Default::default(),
         remediation: None,
     }
+}
+
+// ---------------------------------------------------------------- markdown
+
+mod md {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+    #[derive(Default, Debug)]
+    pub struct Doc {
+        /// Tables: rows of cells (header row first), cell text with `<br>` as "\n".
+        pub tables: Vec<Vec<Vec<String>>>,
+        pub html: Vec<String>,
+        pub code: Vec<(String, String)>,
+        pub headings: Vec<String>,
+        pub links: usize,
+        pub text: String,
+    }
+
+    pub fn parse(s: &str) -> Doc {
+        let mut d = Doc::default();
+        let mut cell: Option<String> = None;
+        let mut code: Option<(String, String)> = None;
+        let mut heading: Option<String> = None;
+        for ev in Parser::new_ext(s, Options::ENABLE_TABLES) {
+            match ev {
+                Event::Start(Tag::Table(_)) => d.tables.push(Vec::new()),
+                Event::Start(Tag::TableHead) | Event::Start(Tag::TableRow) => {
+                    if let Some(t) = d.tables.last_mut() {
+                        t.push(Vec::new());
+                    }
+                }
+                Event::Start(Tag::TableCell) => cell = Some(String::new()),
+                Event::End(TagEnd::TableCell) => {
+                    let c = cell.take().unwrap();
+                    d.tables.last_mut().unwrap().last_mut().unwrap().push(c);
+                }
+                Event::Start(Tag::CodeBlock(kind)) => {
+                    let lang = match kind {
+                        pulldown_cmark::CodeBlockKind::Fenced(l) => l.to_string(),
+                        _ => String::new(),
+                    };
+                    code = Some((lang, String::new()));
+                }
+                Event::End(TagEnd::CodeBlock) => d.code.push(code.take().unwrap()),
+                Event::Start(Tag::Heading { .. }) => heading = Some(String::new()),
+                Event::End(TagEnd::Heading(_)) => d.headings.push(heading.take().unwrap()),
+                Event::Start(Tag::Link { .. }) | Event::Start(Tag::Image { .. }) => d.links += 1,
+                Event::Text(t) | Event::Code(t) => {
+                    d.text.push_str(&t);
+                    for slot in [&mut cell, &mut heading] {
+                        if let Some(c) = slot.as_mut() {
+                            c.push_str(&t);
+                        }
+                    }
+                    if let Some((_, c)) = code.as_mut() {
+                        c.push_str(&t);
+                    }
+                }
+                Event::Html(h) | Event::InlineHtml(h) => {
+                    if h.trim() == "<br>"
+                        && let Some(c) = cell.as_mut()
+                    {
+                        c.push('\n');
+                    }
+                    d.html.push(h.to_string());
+                }
+                _ => {}
+            }
+        }
+        d
+    }
+
+    /// Body rows of the finding tables (those whose header starts with "severity").
+    pub fn rows(d: &Doc) -> Vec<Vec<String>> {
+        d.tables
+            .iter()
+            .filter(|t| {
+                t.first()
+                    .is_some_and(|h| h.first().is_some_and(|c| c == "severity"))
+            })
+            .flat_map(|t| t.iter().skip(1).cloned())
+            .collect()
+    }
+}
+
+#[test]
+fn markdown_review_comment_lists_new_fixed_and_waived() {
+    let root = scratch("md");
+    let repo = common::review_repo(&root);
+    let out = review(&repo, "markdown");
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    let d = md::parse(&text);
+    assert!(d.headings[0].contains("2 new (2 error), 1 fixed"), "{text}");
+    // Counts table: new 2 errors, fixed 1 error.
+    let counts = &d.tables[0];
+    assert_eq!(counts[0], ["", "error", "warning", "info"]);
+    let row = |name: &str| counts.iter().find(|r| r[0] == name).unwrap().clone();
+    assert_eq!(row("new")[1], "2");
+    assert_eq!(row("fixed")[1], "1");
+    // New first, then fixed: exactly these rows, with the repo-relative source.
+    let rows: Vec<(String, String, String)> = md::rows(&d)
+        .iter()
+        .map(|r| {
+            assert_eq!(r.len(), 6, "{r:?}");
+            (r[1].clone(), r[2].clone(), r[3].clone())
+        })
+        .collect();
+    let t = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+    assert_eq!(
+        rows,
+        [
+            t("MTU001", "leaf1", "Ethernet240"),
+            t("PFC003", "spine1", "swp1"),
+            t("ECN001", "leaf1", "Ethernet0"),
+        ]
+    );
+    let src = json_sources(&repo);
+    let mtu = &md::rows(&d)[0];
+    assert_eq!(
+        mtu[5],
+        format!("fabric/{}:{}", src["MTU001"].0, src["MTU001"].1)
+    );
+    assert!(
+        d.headings.iter().any(|h| h == "New (2)"),
+        "{:?}",
+        d.headings
+    );
+    assert!(d.headings.iter().any(|h| h == "Fixed (1)"));
+    assert!(d.html.iter().any(|h| h.contains("<details open><summary>")));
+
+    // Waived: listed apart with reason, owner, expiry and waiver file:line; exit 0.
+    waive(&repo);
+    let out = review(&repo, "markdown");
+    assert_eq!(out.status.code(), Some(0));
+    let d = md::parse(&stdout(&out));
+    let waived: Vec<Vec<String>> = d
+        .tables
+        .iter()
+        .filter(|t| t[0].contains(&"reason".to_string()))
+        .flat_map(|t| t.iter().skip(1).cloned())
+        .collect();
+    assert_eq!(waived.len(), 2, "{d:?}");
+    assert!(waived.iter().all(|r| r.len() == 9));
+    assert!(waived.iter().any(|r| r[6] == "netops@example.com"));
+    assert!(waived.iter().all(|r| r[8].starts_with("waivers.toml:")));
+    assert!(d.headings.iter().any(|h| h == "Waived (not failing) (2)"));
+
+    // A plain audit: "Findings" and a findings-by-severity row.
+    let out = bin(&[
+        "audit",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/clean-fabric"),
+        "--format",
+        "markdown",
+    ]);
+    let d = md::parse(&stdout(&out));
+    assert!(d.tables[0].iter().any(|r| r[0] == "findings"));
+    assert!(d.headings.iter().any(|h| h.starts_with("Findings (")));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn markdown_neutralises_device_strings_and_bounds_its_size() {
+    use fabric_audit::report::markdown;
+    let audit = clean_audit();
+    let mut r = Review::of_audit(&audit, "clean-fabric");
+    let evil = "x | @admin <script>alert(1)</script> ```` [click](https://evil.example) &amp;\n# not a heading\n> quote";
+    let mut f = finding("MTU001", Severity::Error, "leaf<b>1", "Eth|1/`1`", evil);
+    let snippet = "interface Ethernet0\n```\n`````\n mtu 9216";
+    f.remediation = Some(Remediation {
+        platform: "sonic".into(),
+        snippet: snippet.into(),
+    });
+    r.new = vec![f];
+    r.waived.clear();
+    let text = markdown::render(&r);
+    let d = md::parse(&text);
+    let rows = md::rows(&d);
+    assert_eq!(rows.len(), 1, "{text}");
+    assert_eq!(rows[0].len(), 6, "no extra cell: {text}");
+    assert_eq!(rows[0][2], "leaf<b>1");
+    assert_eq!(rows[0][3], "Eth|1/`1`");
+    // The message comes back as text, line breaks as <br>.
+    assert_eq!(rows[0][4].replace('\u{200B}', ""), evil);
+    assert!(
+        d.html
+            .iter()
+            .all(|h| !h.to_lowercase().contains("script") && !h.contains("<b>")),
+        "{:?}",
+        d.html
+    );
+    assert!(!d.text.contains("@admin"), "a mention would ping");
+    assert_eq!(d.links, 0, "no link");
+    assert_eq!(d.headings.len(), 2, "{:?}", d.headings);
+    assert_eq!(d.code, [("sonic".to_string(), format!("{snippet}\n"))]);
+
+    // The size bound: never over, cut between rows, and the note gives the right count.
+    let many: Vec<Finding> = (0..400)
+        .map(|i| {
+            finding(
+                "PFC003",
+                Severity::Error,
+                &format!("leaf{}", i / 10),
+                &format!("Ethernet{i}"),
+                &format!("802.3x link pause is on beside PFC, finding {i} of a long list"),
+            )
+        })
+        .collect();
+    r.new = many;
+    for max in [3_000, 20_000] {
+        let text = markdown::render_bounded(&r, max);
+        assert!(text.len() <= max, "{} > {max}", text.len());
+        let d = md::parse(&text);
+        let shown = md::rows(&d);
+        assert!(!shown.is_empty() && shown.len() < 400);
+        assert!(shown.iter().all(|r| r.len() == 6));
+        let note = format!(
+            "… {} more findings not shown (see the JSON report)",
+            400 - shown.len()
+        );
+        assert!(text.trim_end().ends_with(&note), "{note}\n{text}");
+        assert_eq!(
+            text.matches("<details").count(),
+            text.matches("</details>").count()
+        );
+    }
+    let all = markdown::render_bounded(&r, 10_000_000);
+    assert_eq!(md::rows(&md::parse(&all)).len(), 400);
+    assert!(!all.contains("more findings not shown"));
+    r.new = (0..5000).map(|i| r.new[i % 400].clone()).collect();
+    assert!(markdown::render(&r).len() <= markdown::MAX_BYTES);
 }
 
 // ---------------------------------------------------------------- sarif

@@ -3,6 +3,7 @@
 pub mod github;
 pub mod json;
 pub mod junit;
+pub mod markdown;
 pub mod sarif;
 pub mod table;
 
@@ -15,6 +16,8 @@ pub enum Format {
     /// The normalized model every rule reads (devices, interfaces, links, policy), each fact
     /// with the file and line it came from: for "why does the tool think that?".
     Model,
+    /// Markdown for a pull-request comment (size-bounded, device strings escaped).
+    Markdown,
     /// SARIF 2.1.0 for code scanning.
     Sarif,
     /// JUnit XML for CI test reports.
@@ -28,6 +31,7 @@ pub fn render_review(r: &crate::review::Review, format: Format, color: bool) -> 
     match format {
         Format::Table if r.is_change() => crate::review::diff::text(r),
         Format::Json if r.is_change() => crate::review::diff::json(r),
+        Format::Markdown => markdown::render(r),
         Format::Sarif => sarif::render(r),
         Format::Junit => junit::render(r),
         Format::Github => github::render(r),
@@ -44,7 +48,7 @@ pub fn render(audit: &Audit, format: Format, color: bool) -> String {
                 .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
                 + "\n"
         }
-        Format::Sarif | Format::Junit | Format::Github => render_review(
+        Format::Markdown | Format::Sarif | Format::Junit | Format::Github => render_review(
             &crate::review::Review::of_audit(audit, "snapshot"),
             format,
             color,
