@@ -65,7 +65,8 @@ pub fn list(rs: &RuleSet, format: Format) -> String {
                 .collect();
             serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
         }
-        Format::Table | Format::Html => {
+        // Report-only formats (markdown, sarif, ...) list the catalog as the table does.
+        _ => {
             let mut t = comfy_table::Table::new();
             t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
             t.force_no_tty();

@@ -194,6 +194,7 @@ fn hostile() -> Audit {
         remediation: Some(Remediation {
             platform: "sonic".into(),
             snippet: "config interface mtu Ethernet0 9216 </pre><script>x()</script>".into(),
+            safety: "safe".into(),
         }),
     };
     let waiver = fabric_audit::review::waivers::parse(

@@ -21,7 +21,7 @@ fn key(f: &Finding) -> Key {
 
 /// The message with `file:line` positions and bare numbers after a colon removed, to tell
 /// apart several findings of one rule on one object when the configs moved lines.
-fn shape(msg: &str) -> String {
+pub(crate) fn shape(msg: &str) -> String {
     let mut out = String::with_capacity(msg.len());
     let mut chars = msg.chars().peekable();
     while let Some(c) = chars.next() {

@@ -93,6 +93,24 @@ impl<'a> Review<'a> {
         !matches!(self.scope, Scope::Audit { .. })
     }
 
+    /// The path of a finding's source file as a CI system wants it: relative to the
+    /// repository root for a git review (the snapshot folder, then the file), relative to the
+    /// snapshot folder otherwise. None when the finding cites no file.
+    pub fn source_path(&self, f: &Finding) -> Option<String> {
+        let file = f.source.as_ref()?.file.trim_start_matches("./");
+        Some(match &self.scope {
+            Scope::Git { path, .. } if path != "." && !path.is_empty() => {
+                format!("{}/{file}", path.trim_end_matches('/'))
+            }
+            _ => file.to_string(),
+        })
+    }
+
+    /// The finding's source line, when it names one (line numbers start at 1).
+    pub fn source_line(f: &Finding) -> Option<u32> {
+        f.source.as_ref().map(|s| s.line).filter(|l| *l > 0)
+    }
+
     /// A one-line summary: what was compared and the counts.
     pub fn headline(&self) -> String {
         let what = match &self.scope {

@@ -1,0 +1,80 @@
+//! GitHub Actions workflow commands: one annotation per new finding (for a plain audit, every
+//! finding), `::error` / `::warning` / `::notice` by severity, with the file (relative to the
+//! repository root for a git review) and line when the finding cites them; then one `::notice`
+//! with the summary, and one listing the waived findings. Values are escaped by GitHub's
+//! workflow-command rules, so a device string cannot end the line or start a command.
+
+use crate::finding::Severity;
+use crate::review::Review;
+
+/// Escape a command's message (data).
+pub fn data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escape a property value.
+pub fn property(s: &str) -> String {
+    data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+pub fn render(r: &Review) -> String {
+    let mut out = String::new();
+    for f in &r.new {
+        let cmd = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let mut props = Vec::new();
+        if let Some(p) = r.source_path(f) {
+            props.push(format!("file={}", property(&p)));
+            if let Some(l) = Review::source_line(f) {
+                props.push(format!("line={l}"));
+            }
+        }
+        let mut title = format!("{} {}", f.rule, f.device);
+        if let Some(i) = &f.interface {
+            title.push(' ');
+            title.push_str(i);
+        }
+        props.push(format!("title={}", property(&title)));
+        out.push_str(&format!(
+            "::{cmd} {}::{}\n",
+            props.join(","),
+            data(&f.message)
+        ));
+    }
+    out.push_str(&format!(
+        "::notice title=fabric-audit::{}\n",
+        data(&r.headline())
+    ));
+    if !r.waived.is_empty() {
+        let list: Vec<String> = r
+            .waived
+            .iter()
+            .map(|w| {
+                let f = &w.finding;
+                format!(
+                    "{} {}{}: {} ({}, until {})",
+                    f.rule,
+                    f.device,
+                    f.interface
+                        .as_deref()
+                        .map(|i| format!(" {i}"))
+                        .unwrap_or_default(),
+                    w.waiver.reason,
+                    w.waiver.owner,
+                    w.waiver.expires
+                )
+            })
+            .collect();
+        out.push_str(&format!(
+            "::notice title=fabric-audit waived::{} waived (not failing): {}\n",
+            r.waived.len(),
+            data(&list.join("; "))
+        ));
+    }
+    out
+}

@@ -1,0 +1,241 @@
+//! JUnit XML for CI test dashboards: one `<testsuite>` per rule family (PFC, ECN, MTU, ...:
+//! the families are stable across fabrics, so a dashboard's suites keep their names from run to
+//! run, while devices come and go), one `<testcase>` per rule × device with a finding
+//! (classname = device, name = rule id and title).
+//!
+//! What fails: a new *error* finding (for a plain audit, any error finding) is a `<failure>`
+//! whose body lists every such message of that rule on that device. New warnings and infos,
+//! unchanged and fixed findings make passing cases that carry their messages in
+//! `<system-out>`. A case whose findings are all waived is `<skipped>` with the waiver. Rules
+//! that checked objects and found nothing get one passing case each, so a clean fabric shows a
+//! green suite rather than an empty file.
+
+use crate::finding::{Finding, Severity};
+use crate::review::Review;
+use std::collections::BTreeMap;
+
+#[derive(Default)]
+struct Case {
+    title: String,
+    failures: Vec<String>,
+    notes: Vec<String>,
+    waived: Vec<String>,
+    /// True when the case holds anything besides waived findings.
+    other: bool,
+}
+
+fn describe(r: &Review, f: &Finding) -> String {
+    let mut s = f.device.clone();
+    if let Some(i) = &f.interface {
+        s.push(' ');
+        s.push_str(i);
+    }
+    s.push_str(": ");
+    s.push_str(&f.message);
+    if let Some(p) = r.source_path(f) {
+        match Review::source_line(f) {
+            Some(l) => s.push_str(&format!(" ({p}:{l})")),
+            None => s.push_str(&format!(" ({p})")),
+        }
+    }
+    s
+}
+
+pub fn render(r: &Review) -> String {
+    let family = |rule: &str| -> String {
+        r.audit
+            .catalog
+            .iter()
+            .find(|s| s.id == rule)
+            .map(|s| s.family.to_lowercase())
+            .unwrap_or_else(|| {
+                rule.trim_end_matches(|c: char| c.is_ascii_digit())
+                    .to_lowercase()
+            })
+    };
+    let title = |f: &Finding| -> String {
+        r.audit
+            .catalog
+            .iter()
+            .find(|s| s.id == f.rule)
+            .map_or_else(|| f.title.clone(), |s| s.title.clone())
+    };
+    // (family, rule, device) → case
+    let mut cases: BTreeMap<Key, Case> = BTreeMap::new();
+    let key = |f: &Finding| (family(&f.rule), f.rule.clone(), f.device.clone());
+    let change = r.is_change();
+    for f in &r.new {
+        let line = describe(r, f);
+        let c = entry(&mut cases, key(f), || title(f));
+        c.other = true;
+        if f.severity == Severity::Error {
+            c.failures.push(line);
+        } else {
+            let label = if change { "new " } else { "" };
+            c.notes
+                .push(format!("{label}{}: {line}", f.severity.as_str()));
+        }
+    }
+    for (label, fs) in [("unchanged", &r.unchanged), ("fixed", &r.fixed)] {
+        for f in fs {
+            let line = format!("{label} {}: {}", f.severity.as_str(), describe(r, f));
+            let c = entry(&mut cases, key(f), || title(f));
+            c.other = true;
+            c.notes.push(line);
+        }
+    }
+    for w in &r.waived {
+        let note = format!(
+            "waived: {} ({}, until {})",
+            w.waiver.reason, w.waiver.owner, w.waiver.expires
+        );
+        let line = format!(
+            "waived {}: {} [{}:{}]",
+            w.finding.severity.as_str(),
+            describe(r, &w.finding),
+            w.waiver.file,
+            w.waiver.line
+        );
+        let c = entry(&mut cases, key(&w.finding), || title(&w.finding));
+        c.waived.push(note);
+        c.notes.push(line);
+    }
+    let with_case: std::collections::BTreeSet<String> =
+        cases.keys().map(|(_, rule, _)| rule.clone()).collect();
+    let mut passing: Vec<(String, String, String, usize)> = Vec::new();
+    for (rule, n) in &r.audit.passes.count {
+        if *n > 0 && !with_case.contains(rule) {
+            let t = r
+                .audit
+                .catalog
+                .iter()
+                .find(|s| &s.id == rule)
+                .map_or_else(String::new, |s| s.title.clone());
+            passing.push((family(rule), rule.clone(), t, *n));
+        }
+    }
+
+    // family → testcase elements, with (tests, failures, skipped)
+    let mut suites: BTreeMap<String, (String, usize, usize, usize)> = BTreeMap::new();
+    for ((fam, rule, device), c) in &cases {
+        let s = suites.entry(fam.clone()).or_default();
+        s.1 += 1;
+        let name = format!("{rule} {}", c.title);
+        s.0.push_str(&format!(
+            "    <testcase classname=\"{}\" name=\"{}\">\n",
+            attr(device),
+            attr(name.trim_end())
+        ));
+        if !c.failures.is_empty() {
+            s.2 += 1;
+            let n = c.failures.len();
+            s.0.push_str(&format!(
+                "      <failure message=\"{}\" type=\"error\">{}</failure>\n",
+                attr(&format!(
+                    "{n} error finding{}: {}",
+                    if n == 1 { "" } else { "s" },
+                    c.failures.first().map_or("", String::as_str)
+                )),
+                text(&c.failures.join("\n"))
+            ));
+        } else if !c.other && !c.waived.is_empty() {
+            s.3 += 1;
+            s.0.push_str(&format!(
+                "      <skipped message=\"{}\"/>\n",
+                attr(&c.waived.join("; "))
+            ));
+        }
+        if !c.notes.is_empty() {
+            s.0.push_str(&format!(
+                "      <system-out>{}</system-out>\n",
+                text(&c.notes.join("\n"))
+            ));
+        }
+        s.0.push_str("    </testcase>\n");
+    }
+    for (fam, rule, t, n) in &passing {
+        let s = suites.entry(fam.clone()).or_default();
+        s.1 += 1;
+        s.0.push_str(&format!(
+            "    <testcase classname=\"all devices\" name=\"{}\">\n      <system-out>{n} object{} checked, none failing</system-out>\n    </testcase>\n",
+            attr(format!("{rule} {t}").trim_end()),
+            if *n == 1 { "" } else { "s" }
+        ));
+    }
+    if suites.is_empty() {
+        suites.insert(
+            "fabric-audit".into(),
+            (
+                "    <testcase classname=\"fabric-audit\" name=\"audit\">\n      <system-out>no finding</system-out>\n    </testcase>\n".into(),
+                1,
+                0,
+                0,
+            ),
+        );
+    }
+    let (tests, failures, skipped) = suites
+        .values()
+        .fold((0, 0, 0), |a, s| (a.0 + s.1, a.1 + s.2, a.2 + s.3));
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    out.push_str(&format!(
+        "<testsuites name=\"fabric-audit\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n"
+    ));
+    for (fam, (body, t, f, s)) in &suites {
+        out.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">\n{body}  </testsuite>\n",
+            attr(fam)
+        ));
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+type Key = (String, String, String);
+
+fn entry(cases: &mut BTreeMap<Key, Case>, key: Key, title: impl FnOnce() -> String) -> &mut Case {
+    let c = cases.entry(key).or_default();
+    if c.title.is_empty() {
+        c.title = title();
+    }
+    c
+}
+
+/// Characters XML 1.0 allows (control characters other than tab, LF and CR are not).
+fn allowed(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r') || (!c.is_control() && c != '\u{FFFE}' && c != '\u{FFFF}')
+}
+
+/// Escape for element content.
+pub fn text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars().filter(|c| allowed(*c)) {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\r' => out.push_str("&#13;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escape for an attribute value in double quotes (line breaks and tabs kept as references,
+/// which attribute normalization would otherwise turn into spaces).
+pub fn attr(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars().filter(|c| allowed(*c)) {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push_str("&#9;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
