@@ -34,6 +34,12 @@ struct MergeSpecRaw {
     kind: String,
     #[serde(default)]
     replace: Vec<String>,
+    /// junos_set: regexes of the block paths a `set` may create (whole path from the top).
+    #[serde(default)]
+    blocks: Vec<String>,
+    /// junos_set: keywords whose value is a list (`code-points [ a b ]`).
+    #[serde(default)]
+    lists: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -76,6 +82,10 @@ pub struct MergeSpec {
     /// Regexes whose capture group 1 is a command's key: a new line replaces an old one with
     /// the same key in the same stanza (`mtu 9216` replaces `mtu 1500`).
     pub replace: Vec<Regex>,
+    /// junos_set: a new block is created only where its whole path matches one of these.
+    pub blocks: Vec<Regex>,
+    /// junos_set: keywords whose value is a list: a `set` adds to it, a `delete` removes.
+    pub lists: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -177,9 +187,18 @@ fn compile(path: &str, text: &str) -> Result<Platform, Vec<String>> {
                     Err(e) => errs.push(format!("{path}: [merge] replace {r:?}: {e}")),
                 }
             }
+            let mut blocks = Vec::new();
+            for r in &m.blocks {
+                match Regex::new(&format!("^(?:{r})$")) {
+                    Ok(re) => blocks.push(re),
+                    Err(e) => errs.push(format!("{path}: [merge] blocks {r:?}: {e}")),
+                }
+            }
             Some(MergeSpec {
                 kind: m.kind,
                 replace,
+                blocks,
+                lists: m.lists,
             })
         }
     };
