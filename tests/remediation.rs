@@ -336,3 +336,49 @@ fn remediate_json_lists_steps_per_device() {
     assert_eq!(f["remediation"]["safety"], "safe");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Per platform: a device name that is not an identifier of the platform (a `;` in a map or
+/// policy name) withholds the snippet that would print it, and nothing prints it.
+#[test]
+fn a_hostile_name_withholds_the_snippet_per_platform() {
+    // (fixture case, config file, name, hostile name, rule, device)
+    let cases = [(
+        "rules/DSCP002/os10-roce-dscp-unmapped.toml",
+        "configs/leaf4.cfg",
+        "ROCE_DSCP",
+        "ROCE;DSCP",
+        "DSCP002",
+        "leaf4",
+    )];
+    for (k, (case, file, name, bad, rule, device)) in cases.iter().enumerate() {
+        let tmp = std::env::temp_dir().join(format!("fa-remed-hostile-{}-{k}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        common::build_case(&fixtures().join(case), &tmp).unwrap();
+        let cfg = tmp.join(file);
+        let text = std::fs::read_to_string(&cfg).unwrap();
+        assert!(text.contains(name), "{case}: {name} not in {file}");
+        std::fs::write(&cfg, text.replace(name, bad)).unwrap();
+        let out = bin()
+            .arg("remediate")
+            .arg(&tmp)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{case}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for d in v["devices"].as_array().unwrap() {
+            for s in d["steps"].as_array().unwrap() {
+                assert!(!s["snippet"].as_str().unwrap().contains(bad), "{case}: {s}");
+            }
+        }
+        let w = v["withheld"].as_array().unwrap();
+        assert!(
+            w.iter().any(|w| w["rule"] == *rule
+                && w["device"] == *device
+                && w["kind"] == "withheld"
+                && w["reason"].as_str().unwrap().contains("not a valid")),
+            "{case}: {w:#?}"
+        );
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
