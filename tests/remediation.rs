@@ -382,3 +382,34 @@ fn a_hostile_name_withholds_the_snippet_per_platform() {
         let _ = std::fs::remove_dir_all(&tmp);
     }
 }
+
+/// SONiC and Cumulus: an interface name that is not the platform's withholds the snippet.
+#[test]
+fn a_hostile_interface_withholds_sonic_and_cumulus_snippets() {
+    let p = fabric_audit::remediate::load(None).unwrap();
+    let policy =
+        minijinja::context! { mtu => 9000, encap_overhead => 0, lossless_priorities => vec![3] };
+    let sonic = &p.platforms["sonic"];
+    let t = sonic
+        .env
+        .get_template(&sonic.fixes["MTU003"][0].name)
+        .unwrap();
+    let e = t
+        .render(minijinja::context! {
+            f => minijinja::context! { interface => "Ethernet0' mtu 1; reboot; echo '" },
+            policy => policy.clone(),
+        })
+        .unwrap_err();
+    assert!(e.detail().unwrap().contains("not a valid interface"), "{e}");
+    let cl = &p.platforms["cumulus"];
+    let t = cl.env.get_template(&cl.fixes["MTU001"][0].name).unwrap();
+    let e = t
+        .render(minijinja::context! {
+            d => minijinja::context! { is_switch => true },
+            i => minijinja::context! { name => "swp1 link mtu 1\nnv action reboot system", mtu => 1500 },
+            other => minijinja::context! { mtu => 9184 },
+            policy => policy,
+        })
+        .unwrap_err();
+    assert!(e.detail().unwrap().contains("not a valid interface"), "{e}");
+}

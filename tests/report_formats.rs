@@ -406,10 +406,11 @@ fn sarif_review_for_code_scanning() {
             (format!("fabric/{}", src[rule].0), src[rule].1)
         );
         let held = head_line(&repo, uri, line);
+        // PFC003 cites the link-pause profile the port runs beside PFC.
         let want = if rule == "MTU001" {
             "\"mtu\": \"9100\""
         } else {
-            "enable: on"
+            "rx: enable"
         };
         assert!(held.contains(want), "{rule} {uri}:{line} holds {held:?}");
         let names: Vec<&str> = loc["logicalLocations"]

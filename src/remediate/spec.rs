@@ -372,6 +372,11 @@ fn cfg(state: &State, pats: Rest<String>) -> Result<Value, Error> {
             })?,
         );
     }
+    if text.0.trim_start().starts_with('{')
+        && let Some(v) = super::merge::keyed_json::cfg(&text.0, &res)
+    {
+        return Ok(Value::from(minijinja::value::Serde(&v)));
+    }
     let lines: Vec<&str> = text.0.lines().collect();
     let tree = super::merge::stanza::Tree::new(&lines);
     let mut out: Vec<Value> = Vec::new();
