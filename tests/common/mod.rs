@@ -89,32 +89,25 @@ pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
 
 /// Apply a fixture case's `[[edit]]`s (fixtures/rules/<RULE>/<case>.toml) to a snapshot folder.
 pub fn apply_case_edits(snapshot: &std::path::Path, case: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/rules")
-        .join(case);
-    let v: toml::Value = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    for e in v["edit"].as_array().unwrap() {
-        let f = snapshot.join(e["file"].as_str().unwrap());
-        let (from, to) = (e["replace"].as_str().unwrap(), e["with"].as_str().unwrap());
-        let body = std::fs::read_to_string(&f).unwrap();
-        assert!(
-            body.contains(from),
-            "{case}: {from:?} not in {}",
-            f.display()
-        );
-        std::fs::write(&f, body.replacen(from, to, 1)).unwrap();
-    }
+    case_edits(snapshot, case, false);
 }
 
 /// Undo a case's edits (its `with` text back to `replace`).
 pub fn revert_case_edits(snapshot: &std::path::Path, case: &str) {
+    case_edits(snapshot, case, true);
+}
+
+fn case_edits(snapshot: &std::path::Path, case: &str, undo: bool) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/rules")
         .join(case);
     let v: toml::Value = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     for e in v["edit"].as_array().unwrap() {
         let f = snapshot.join(e["file"].as_str().unwrap());
-        let (from, to) = (e["with"].as_str().unwrap(), e["replace"].as_str().unwrap());
+        let (mut from, mut to) = (e["replace"].as_str().unwrap(), e["with"].as_str().unwrap());
+        if undo {
+            std::mem::swap(&mut from, &mut to);
+        }
         let body = std::fs::read_to_string(&f).unwrap();
         assert!(
             body.contains(from),
