@@ -11,7 +11,7 @@ pub const KINDS: &[&str] = &["stanza"];
 /// Merge `snippet` into `config` the way the device would apply it.
 pub fn merge(spec: &MergeSpec, config: &str, snippet: &str) -> Result<String, String> {
     match spec.kind.as_str() {
-        "stanza" => stanza::merge(config, snippet, &spec.replace),
+        "stanza" => stanza::merge(config, snippet, &spec.replace, spec.flat),
         k => Err(format!("no merge of kind {k:?}")),
     }
 }
