@@ -413,3 +413,35 @@ fn a_hostile_interface_withholds_sonic_and_cumulus_snippets() {
         .unwrap_err();
     assert!(e.detail().unwrap().contains("not a valid interface"), "{e}");
 }
+
+/// Onyx reads only numeric port ids from a config (`interface ethernet 1/1 ...`), so a hostile
+/// name cannot come in through the config file: the template's port check is tested directly.
+#[test]
+fn a_hostile_onyx_port_withholds_the_snippet() {
+    let p = fabric_audit::remediate::load(None).unwrap();
+    let onyx = &p.platforms["onyx"];
+    let t = onyx
+        .env
+        .get_template(&onyx.fixes["DSCP001"][0].name)
+        .unwrap();
+    for bad in [
+        "Eth1/1\nreload",
+        "Eth1/1;reload",
+        "Eth1/1 qos trust L2",
+        "Po1",
+    ] {
+        let r = t.render(minijinja::context! {
+            f => minijinja::context! { interface => bad },
+        });
+        let e = r.unwrap_err();
+        let d = e.detail().unwrap_or_default();
+        assert!(
+            d.contains("not a valid port") || d.contains("not an Ethernet port"),
+            "{bad:?}: {e}"
+        );
+    }
+    let ok = t
+        .render(minijinja::context! { f => minijinja::context! { interface => "Eth1/1" } })
+        .unwrap();
+    assert_eq!(ok.trim(), "interface ethernet 1/1 qos trust L3");
+}

@@ -40,6 +40,8 @@ struct MergeSpecRaw {
     /// junos_set: keywords whose value is a list (`code-points [ a b ]`).
     #[serde(default)]
     lists: Vec<String>,
+    #[serde(default)]
+    flat: bool,
 }
 
 #[derive(Deserialize)]
@@ -86,6 +88,8 @@ pub struct MergeSpec {
     pub blocks: Vec<Regex>,
     /// junos_set: keywords whose value is a list: a `set` adds to it, a `delete` removes.
     pub lists: Vec<String>,
+    /// Every line is top-level (Onyx's flat config: indentation is style, not structure).
+    pub flat: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -199,11 +203,13 @@ fn compile(path: &str, text: &str) -> Result<Platform, Vec<String>> {
                 replace,
                 blocks,
                 lists: m.lists,
+                flat: m.flat,
             })
         }
     };
     let identifiers = Arc::new(identifiers);
-    let mut env = new_env(identifiers.clone());
+    let flat = merge.as_ref().is_some_and(|m| m.flat);
+    let mut env = new_env(identifiers.clone(), flat);
     if let Some(p) = &spec.prelude
         && let Err(e) = env.add_template_owned("prelude", p.get_ref().clone())
     {
@@ -266,7 +272,7 @@ fn compile(path: &str, text: &str) -> Result<Platform, Vec<String>> {
 /// Prefix of the error detail raised by `withhold(reason)`.
 pub const WITHHOLD: &str = "withheld: ";
 
-fn new_env(idents: Arc<BTreeMap<String, Regex>>) -> Environment<'static> {
+fn new_env(idents: Arc<BTreeMap<String, Regex>>, flat: bool) -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
@@ -342,7 +348,9 @@ fn new_env(idents: Arc<BTreeMap<String, Regex>>) -> Environment<'static> {
             format!("{WITHHOLD}{reason}"),
         ))
     });
-    env.add_function("cfg", cfg);
+    env.add_function("cfg", move |state: &State, pats: Rest<String>| {
+        cfg(state, pats, flat)
+    });
     env.add_filter("regex_escape", |s: String| regex::escape(&s));
     env
 }
@@ -350,8 +358,8 @@ fn new_env(idents: Arc<BTreeMap<String, Regex>>) -> Environment<'static> {
 /// `cfg(re1, re2, ...)`: walk the target device's config stanzas: top-level lines matching
 /// `re1` (whole trimmed line), their children matching `re2`, ...; for every match at the last
 /// level, the list of all capture groups along the path. Captured values are unchecked: print
-/// them only through `ident(kind)`.
-fn cfg(state: &State, pats: Rest<String>) -> Result<Value, Error> {
+/// them only through `ident(kind)`. In a flat config (`[merge] flat`) every line is top-level.
+fn cfg(state: &State, pats: Rest<String>, flat: bool) -> Result<Value, Error> {
     let conf = state.lookup("config").ok_or_else(|| {
         Error::new(
             ErrorKind::InvalidOperation,
@@ -378,7 +386,7 @@ fn cfg(state: &State, pats: Rest<String>) -> Result<Value, Error> {
         return Ok(Value::from(minijinja::value::Serde(&v)));
     }
     let lines: Vec<&str> = text.0.lines().collect();
-    let tree = super::merge::stanza::Tree::new(&lines);
+    let tree = super::merge::stanza::Tree::new(&lines, flat);
     let mut out: Vec<Value> = Vec::new();
     walk(&tree, &lines, &res, None, 0, &[], &mut out);
     Ok(Value::from(out))

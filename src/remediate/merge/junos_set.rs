@@ -544,6 +544,7 @@ mod tests {
         };
         MergeSpec {
             kind: "junos_set".into(),
+            flat: false,
             replace: ["^(mtu) ", "^(priority) ", "^(description) "]
                 .iter()
                 .map(|r| Regex::new(r).unwrap())

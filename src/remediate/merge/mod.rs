@@ -14,7 +14,7 @@ pub const KINDS: &[&str] = &["stanza", "junos_set", "sonic_db", "nvue"];
 /// Merge `snippet` into `config` the way the device would apply it.
 pub fn merge(spec: &MergeSpec, config: &str, snippet: &str) -> Result<String, String> {
     match spec.kind.as_str() {
-        "stanza" => stanza::merge(config, snippet, &spec.replace),
+        "stanza" => stanza::merge(config, snippet, &spec.replace, spec.flat),
         "junos_set" => junos_set::merge(config, snippet, spec),
         "sonic_db" => keyed_json::merge(config, snippet),
         "nvue" => nvue::merge(config, snippet, &spec.replace),

@@ -7,6 +7,11 @@
 //! replacing a sibling with the same key (`[merge] replace`: capture group 1 of the first regex
 //! that matches, e.g. `mtu` for `mtu 9216` and `mtu 1500`). Lines not touched stay
 //! byte-identical. Blank lines and comments (`!`, `#`) are not part of the tree.
+//!
+//! A flat config (`[merge] flat = true`, Onyx: every command is a whole line, indented for
+//! style only) has no stanzas: every line is top-level, and a new line goes after the last line
+//! of its kind (see [`kind`]), so that it follows the range line it overrides (Onyx applies
+//! lines in order), with that line's indentation.
 
 use regex::Regex;
 
@@ -27,7 +32,7 @@ pub struct Tree {
 }
 
 impl Tree {
-    pub fn new<S: AsRef<str>>(lines: &[S]) -> Tree {
+    pub fn new<S: AsRef<str>>(lines: &[S], flat: bool) -> Tree {
         let mut kids = vec![Vec::new(); lines.len()];
         let mut top = Vec::new();
         // Open stanzas: (line index, indent).
@@ -37,7 +42,7 @@ impl Tree {
             if !structural(l) {
                 continue;
             }
-            let ind = indent(l);
+            let ind = if flat { 0 } else { indent(l) };
             while stack.last().is_some_and(|(_, i)| *i >= ind) {
                 stack.pop();
             }
@@ -72,7 +77,7 @@ struct Node {
     kids: Vec<Node>,
 }
 
-fn snippet_tree(snippet: &str) -> Vec<Node> {
+fn snippet_tree(snippet: &str, flat: bool) -> Vec<Node> {
     fn build(lines: &[&str], pos: &mut usize, min: Option<usize>) -> Vec<Node> {
         let mut out = Vec::new();
         while *pos < lines.len() {
@@ -90,7 +95,11 @@ fn snippet_tree(snippet: &str) -> Vec<Node> {
         }
         out
     }
-    let lines: Vec<&str> = snippet.lines().filter(|l| structural(l)).collect();
+    let lines: Vec<&str> = snippet
+        .lines()
+        .filter(|l| structural(l))
+        .map(|l| if flat { l.trim_start() } else { l })
+        .collect();
     let mut pos = 0;
     build(&lines, &mut pos, None)
 }
@@ -105,7 +114,7 @@ fn key(keys: &[Regex], line: &str) -> Option<String> {
 }
 
 /// Merge a snippet into a config (see the module doc).
-pub fn merge(config: &str, snippet: &str, keys: &[Regex]) -> Result<String, String> {
+pub fn merge(config: &str, snippet: &str, keys: &[Regex], flat: bool) -> Result<String, String> {
     let mut lines: Vec<String> = config.split_inclusive('\n').map(str::to_string).collect();
     if lines.last().is_some_and(|l| !l.ends_with('\n')) {
         // Appending after a last line without a newline would join two lines.
@@ -113,8 +122,8 @@ pub fn merge(config: &str, snippet: &str, keys: &[Regex]) -> Result<String, Stri
             l.push('\n');
         }
     }
-    for n in snippet_tree(snippet) {
-        apply(&mut lines, None, &n, keys)?;
+    for n in snippet_tree(snippet, flat) {
+        apply(&mut lines, None, &n, keys, flat)?;
     }
     Ok(lines.concat())
 }
@@ -124,8 +133,9 @@ fn apply(
     parent: Option<usize>,
     n: &Node,
     keys: &[Regex],
+    flat: bool,
 ) -> Result<(), String> {
-    let tree = Tree::new(lines);
+    let tree = Tree::new(lines, flat);
     let kids = tree.children(parent);
     let want = n.text.trim();
     // Where a new child of `parent` goes: after the last line of its block (for the top level,
@@ -150,7 +160,7 @@ fn apply(
             }
         };
         for c in &n.kids {
-            apply(lines, Some(at), c, keys)?;
+            apply(lines, Some(at), c, keys, flat)?;
         }
         return Ok(());
     }
@@ -196,9 +206,54 @@ fn apply(
             return Ok(());
         }
     }
+    if flat && let Some(after) = flat_slot(lines, &kids, want) {
+        let ind = &lines[after][..indent(&lines[after])];
+        let new_line = format!("{ind}{want}\n");
+        lines.insert(after + 1, new_line);
+        return Ok(());
+    }
     let at = insert_at();
     lines.insert(at, new_line);
     Ok(())
+}
+
+/// Words of a flat line with every word holding a digit (a port, a range, a value) masked.
+fn masked(line: &str) -> Vec<&str> {
+    line.split_whitespace()
+        .map(|w| {
+            if w.chars().any(|c| c.is_ascii_digit()) {
+                "#"
+            } else {
+                w
+            }
+        })
+        .collect()
+}
+
+/// The kind of a flat line: its masked words up to the word after the first masked one
+/// (`interface ethernet # mtu`, `interface ethernet # traffic-class`,
+/// `dcb priority-flow-control priority #`), else all of them.
+fn kind(line: &str) -> Vec<&str> {
+    let m = masked(line);
+    match m.iter().position(|w| *w == "#") {
+        Some(p) => m[..(p + 2).min(m.len())].to_vec(),
+        None => m,
+    }
+}
+
+/// The line a new flat line goes after: the last of the lines sharing the longest prefix of
+/// its kind (at least one word); `None` when no line shares a word.
+fn flat_slot(lines: &[String], kids: &[usize], want: &str) -> Option<usize> {
+    let k = kind(want);
+    let mut best: Option<(usize, usize)> = None;
+    for &l in kids {
+        let m = masked(&lines[l]);
+        let n = k.iter().zip(&m).take_while(|(a, b)| a == b).count();
+        if n > 0 && best.is_none_or(|(bn, _)| n >= bn) {
+            best = Some((n, l));
+        }
+    }
+    best.map(|(_, l)| l)
 }
 
 #[cfg(test)]
@@ -224,6 +279,7 @@ mod tests {
             NXOS,
             "interface Ethernet1/1\n  mtu 9216\n  priority-flow-control mode on\n",
             &keys(),
+            false,
         )
         .unwrap();
         assert_eq!(
@@ -237,7 +293,7 @@ mod tests {
 
     #[test]
     fn adds_missing_children_at_the_end_of_the_block() {
-        let out = merge(NXOS, "interface Ethernet1/2\n  mtu 9214\n", &keys()).unwrap();
+        let out = merge(NXOS, "interface Ethernet1/2\n  mtu 9214\n", &keys(), false).unwrap();
         assert!(
             out.ends_with("interface Ethernet1/2\n  no shutdown\n  mtu 9214\n"),
             "{out}"
@@ -246,6 +302,7 @@ mod tests {
             NXOS,
             "system qos\n  service-policy type qos input P\n",
             &keys(),
+            false,
         )
         .unwrap();
         assert!(out.contains("system qos\n  service-policy type queuing output Q\n  service-policy type qos input P\n\n"), "{out}");
@@ -257,13 +314,14 @@ mod tests {
             NXOS,
             "policy-map type qos P\n  class ROCE\n    no set qos-group 4\n    set qos-group 3\n",
             &keys(),
+            false,
         )
         .unwrap();
         assert_eq!(
             out,
             NXOS.replace("    set qos-group 4\n", "    set qos-group 3\n")
         );
-        let out = merge(NXOS, "interface Ethernet1/1\n  no mtu\n", &keys()).unwrap();
+        let out = merge(NXOS, "interface Ethernet1/1\n  no mtu\n", &keys(), false).unwrap();
         assert_eq!(out, NXOS.replace("  mtu 1500\n", ""));
     }
 
@@ -274,6 +332,7 @@ mod tests {
             eos,
             "qos map dscp 26 to traffic-class 3\ninterface Ethernet2\n   mtu 9214\n",
             &keys(),
+            false,
         )
         .unwrap();
         assert_eq!(
@@ -285,7 +344,62 @@ mod tests {
     #[test]
     fn idempotent() {
         let s = "interface Ethernet1/1\n  mtu 9216\n";
-        let once = merge(NXOS, s, &keys()).unwrap();
-        assert_eq!(merge(&once, s, &keys()).unwrap(), once);
+        let once = merge(NXOS, s, &keys(), false).unwrap();
+        assert_eq!(merge(&once, s, &keys(), false).unwrap(), once);
+    }
+
+    const ONYX: &str = "##\n## Interface Ethernet configuration\n##\nno cli default prefix-modes enable\n   interface ethernet 1/1-1/2 mtu 9216 force\n   interface ethernet 1/31-1/32 mtu 9184 force\n   interface ethernet 1/1 description \"gpu03\"\n\n##\n## DCBX PFC configuration\n##\n   dcb priority-flow-control enable force\n   dcb priority-flow-control priority 3 enable\n   interface ethernet 1/1-1/2 dcb priority-flow-control mode on force\n   interface ethernet 1/1 qos trust L2\n   interface ethernet 1/2 qos trust L3\n\n   hostname leaf3\ncli default prefix-modes enable\n";
+
+    fn onyx_keys() -> Vec<Regex> {
+        ["^(interface ethernet \\S+ qos trust) "]
+            .iter()
+            .map(|r| Regex::new(r).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn flat_lines_are_top_level() {
+        let lines: Vec<&str> = ONYX.lines().collect();
+        let t = Tree::new(&lines, true);
+        assert!(t.children(None).contains(&4), "{:?}", t.children(None));
+        assert!(Tree::new(&lines, false).children(Some(3)).contains(&4));
+    }
+
+    #[test]
+    fn flat_replaces_in_place_and_adds_after_its_kind() {
+        let out = merge(
+            ONYX,
+            "interface ethernet 1/1 qos trust L3\ninterface ethernet 1/2 mtu 9216 force\ndcb priority-flow-control priority 6 enable\n",
+            &onyx_keys(),
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            ONYX.replace("1/1 qos trust L2", "1/1 qos trust L3")
+                .replace(
+                    "1/31-1/32 mtu 9184 force\n",
+                    "1/31-1/32 mtu 9184 force\n   interface ethernet 1/2 mtu 9216 force\n"
+                )
+                .replace(
+                    "priority 3 enable\n",
+                    "priority 3 enable\n   dcb priority-flow-control priority 6 enable\n"
+                )
+        );
+        // `no X` removes the line X; a second merge changes nothing.
+        let out = merge(
+            ONYX,
+            "no dcb priority-flow-control priority 3 enable\n",
+            &onyx_keys(),
+            true,
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            ONYX.replace("   dcb priority-flow-control priority 3 enable\n", "")
+        );
+        let s = "interface ethernet 1/2 mtu 9216 force\n";
+        let once = merge(ONYX, s, &onyx_keys(), true).unwrap();
+        assert_eq!(merge(&once, s, &onyx_keys(), true).unwrap(), once);
     }
 }
