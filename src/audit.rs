@@ -135,6 +135,12 @@ pub fn resolve_policy(
 
 /// Run the audit of a snapshot folder.
 pub fn run(snapshot: &Path, opts: &Options) -> Result<Audit> {
+    run_keeping_rules(snapshot, opts).map(|(a, _)| a)
+}
+
+/// `run`, also handing back the rule set it loaded (remediation needs it; loading it again
+/// would read and compile every rule file twice).
+pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, RuleSet)> {
     let parsers = crate::load_parsers(opts.parsers_dir.as_deref())?;
     let rules = load_rules(opts.rules_dir.as_deref())?;
     let snap = Snapshot::read(snapshot)?;
@@ -184,7 +190,7 @@ pub fn run(snapshot: &Path, opts: &Options) -> Result<Audit> {
             crate::finding::sort(&mut findings);
         }
     }
-    Ok(Audit {
+    let a = Audit {
         fabric,
         findings,
         rules: rules.rules.len(),
@@ -192,5 +198,6 @@ pub fn run(snapshot: &Path, opts: &Options) -> Result<Audit> {
         probes,
         waived,
         catalog: rules.rules.iter().map(|r| r.spec.clone()).collect(),
-    })
+    };
+    Ok((a, rules))
 }

@@ -350,9 +350,8 @@ fn collect_run(
 
 /// Audit a snapshot and attach to each finding the fix snippet of its platform, if any.
 fn audit_with_fixes(snapshot: &std::path::Path, opts: &Options) -> Result<audit::Audit> {
-    let mut a = audit::run(snapshot, opts)?;
+    let (mut a, rs) = audit::run_keeping_rules(snapshot, opts)?;
     let templates = crate::remediate::load(opts.parsers_dir.as_deref())?;
-    let rs = audit::load_rules(opts.rules_dir.as_deref())?;
     crate::remediate::attach(&mut a, &rs, snapshot, &templates);
     Ok(a)
 }
@@ -569,8 +568,7 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
                 waivers: None,
             };
             let templates = crate::remediate::load(opts.parsers_dir.as_deref())?;
-            let a = audit::run(&snapshot, &opts)?;
-            let rs = audit::load_rules(opts.rules_dir.as_deref())?;
+            let (a, rs) = audit::run_keeping_rules(&snapshot, &opts)?;
             let mut plan = crate::remediate::plan(&a, &rs, &snapshot, &templates);
             if let Some(d) = &device {
                 if !a.fabric.devices.iter().any(|x| &x.name == d) {

@@ -13,17 +13,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn bin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
-        .args(args)
-        .output()
-        .unwrap()
+    common::fa(args)
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("fa-formats-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    std::fs::create_dir_all(&p).unwrap();
-    p
+    common::scratch("formats", tag)
 }
 
 fn review(repo: &Path, format: &str) -> Output {

@@ -20,17 +20,11 @@ use std::process::{Command, Output};
 const CHROMIUM: &str = "/usr/bin/chromium";
 
 fn bin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
-        .args(args)
-        .output()
-        .unwrap()
+    common::fa(args)
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("fa-html-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    std::fs::create_dir_all(&p).unwrap();
-    p
+    common::scratch("html", tag)
 }
 
 fn fixture(name: &str) -> String {

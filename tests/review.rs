@@ -8,20 +8,14 @@ mod common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn bin(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
-        .args(args)
-        .output()
-        .unwrap()
+    common::fa(args)
 }
 
 fn scratch(tag: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("fa-review-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    std::fs::create_dir_all(&p).unwrap();
-    p
+    common::scratch("review", tag)
 }
 
 /// (rule, device, interface) of every decided finding of a class.

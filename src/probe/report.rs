@@ -4,7 +4,7 @@
 
 use super::Probe;
 use crate::finding::{Finding, Severity};
-use comfy_table::{Cell, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::Cell;
 use std::collections::BTreeSet;
 
 /// Config findings (warning or error, decided) on a port of the probe's path.
@@ -105,11 +105,7 @@ fn us(v: Option<f64>) -> String {
 
 /// One line per probe: pair, class, test, figures or the reason there are none.
 pub fn table(probes: &[Probe]) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED);
-    t.set_content_arrangement(ContentArrangement::Dynamic);
-    t.set_width(160);
-    t.force_no_tty();
+    let mut t = crate::report::table::new_table(false);
     t.set_header(vec![
         "pair",
         "class",

@@ -21,18 +21,54 @@ fn sev_cell(s: Severity, color: bool) -> Cell {
     }
 }
 
+/// A table in the report's style, 160 columns wide; styled (colours) only when `color`.
+pub fn new_table(color: bool) -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED);
+    t.set_content_arrangement(ContentArrangement::Dynamic);
+    t.set_width(160);
+    if color {
+        t.enforce_styling();
+    } else {
+        t.force_no_tty();
+    }
+    t
+}
+
+/// The waived findings with the waiver that set each apart (reason, owner, expiry, file:line).
+/// Shared by the audit table and the review's terminal form.
+pub fn waived_table(waived: &[crate::review::waivers::Waived], color: bool) -> Table {
+    let mut t = new_table(color);
+    t.set_header(vec![
+        "severity",
+        "rule",
+        "device",
+        "interface",
+        "reason",
+        "owner",
+        "expires",
+        "waiver",
+    ]);
+    for w in waived {
+        let f = &w.finding;
+        t.add_row(vec![
+            sev_cell(f.severity, color),
+            Cell::new(&f.rule),
+            Cell::new(&f.device),
+            Cell::new(f.interface.as_deref().unwrap_or("")),
+            Cell::new(&w.waiver.reason),
+            Cell::new(&w.waiver.owner),
+            Cell::new(&w.waiver.expires),
+            Cell::new(format!("{}:{}", w.waiver.file, w.waiver.line)),
+        ]);
+    }
+    t
+}
+
 pub fn render(a: &Audit, color: bool) -> String {
     let mut out = String::new();
     let s = super::json::summary(a);
-    let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED);
-    table.set_content_arrangement(ContentArrangement::Dynamic);
-    table.set_width(160);
-    if color {
-        table.enforce_styling();
-    } else {
-        table.force_no_tty();
-    }
+    let mut table = new_table(color);
     table.set_header(vec!["severity", "rule", "interface", "message", "source"]);
     let mut last_dev: Option<&str> = None;
     for f in &a.findings {
@@ -84,36 +120,7 @@ pub fn render(a: &Audit, color: bool) -> String {
         let _ = writeln!(out, "{table}");
     }
     if !a.waived.is_empty() {
-        let mut t = Table::new();
-        t.load_style(UTF8_FULL_CONDENSED);
-        t.set_content_arrangement(ContentArrangement::Dynamic);
-        t.set_width(160);
-        if !color {
-            t.force_no_tty();
-        }
-        t.set_header(vec![
-            "severity",
-            "rule",
-            "device",
-            "interface",
-            "reason",
-            "owner",
-            "expires",
-            "waiver",
-        ]);
-        for w in &a.waived {
-            let f = &w.finding;
-            t.add_row(vec![
-                sev_cell(f.severity, color),
-                Cell::new(&f.rule),
-                Cell::new(&f.device),
-                Cell::new(f.interface.as_deref().unwrap_or("")),
-                Cell::new(&w.waiver.reason),
-                Cell::new(&w.waiver.owner),
-                Cell::new(&w.waiver.expires),
-                Cell::new(format!("{}:{}", w.waiver.file, w.waiver.line)),
-            ]);
-        }
+        let t = waived_table(&a.waived, color);
         let _ = writeln!(out, "Waived (not counted)\n{t}");
     }
     let not_passed: Vec<_> = a
@@ -124,13 +131,7 @@ pub fn render(a: &Audit, color: bool) -> String {
         .filter(|p| p.status != ParseStatus::Passed)
         .collect();
     if !not_passed.is_empty() {
-        let mut t = Table::new();
-        t.load_style(UTF8_FULL_CONDENSED);
-        t.set_content_arrangement(ContentArrangement::Dynamic);
-        t.set_width(160);
-        if !color {
-            t.force_no_tty();
-        }
+        let mut t = new_table(color);
         t.set_header(vec!["device", "file", "status", "detail"]);
         for p in not_passed {
             let detail = match &p.error {

@@ -126,14 +126,10 @@ pub fn json(r: &super::Review) -> String {
 
 /// The terminal form: new findings first, then fixed, then waived; unchanged are only counted.
 pub fn text(r: &super::Review) -> String {
-    use comfy_table::{Cell, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+    use comfy_table::Cell;
     let mut out = format!("{}\n", r.headline());
     let table = |header: Vec<&str>| {
-        let mut t = Table::new();
-        t.load_style(UTF8_FULL_CONDENSED);
-        t.set_content_arrangement(ContentArrangement::Dynamic);
-        t.set_width(160);
-        t.force_no_tty();
+        let mut t = crate::report::table::new_table(false);
         t.set_header(header);
         t
     };
@@ -154,29 +150,7 @@ pub fn text(r: &super::Review) -> String {
         out.push_str(&format!("{title}:\n{t}\n"));
     }
     if !r.waived.is_empty() {
-        let mut t = table(vec![
-            "severity",
-            "rule",
-            "device",
-            "interface",
-            "reason",
-            "owner",
-            "expires",
-            "waiver",
-        ]);
-        for w in &r.waived {
-            let f = &w.finding;
-            t.add_row(vec![
-                Cell::new(f.severity.as_str()),
-                Cell::new(&f.rule),
-                Cell::new(&f.device),
-                Cell::new(f.interface.as_deref().unwrap_or("")),
-                Cell::new(&w.waiver.reason),
-                Cell::new(&w.waiver.owner),
-                Cell::new(&w.waiver.expires),
-                Cell::new(format!("{}:{}", w.waiver.file, w.waiver.line)),
-            ]);
-        }
+        let t = crate::report::table::waived_table(&r.waived, false);
         out.push_str(&format!("Waived (not failing):\n{t}\n"));
     }
     out

@@ -63,6 +63,22 @@ pub fn up(prefix: &'static str, net: &'static str, tag: &str) -> Option<Bed> {
     }
 }
 
+/// Run fabric-audit with `args` and wait for it.
+pub fn fa(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A fresh, empty scratch folder under the temp dir, named by test area, tag and process.
+pub fn scratch(area: &str, tag: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("fa-{area}-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
 /// Run fabric-audit with HOME set (its ~/.ssh) and no ssh-agent.
 pub fn run(home: &std::path::Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
