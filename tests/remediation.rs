@@ -397,6 +397,8 @@ fn a_hostile_interface_withholds_sonic_and_cumulus_snippets() {
     let e = t
         .render(minijinja::context! {
             f => minijinja::context! { interface => "Ethernet0' mtu 1; reboot; echo '" },
+            other => (),
+            od => (),
             policy => policy.clone(),
         })
         .unwrap_err();
@@ -444,4 +446,109 @@ fn a_hostile_onyx_port_withholds_the_snippet() {
         .render(minijinja::context! { f => minijinja::context! { interface => "Eth1/1" } })
         .unwrap();
     assert_eq!(ok.trim(), "interface ethernet 1/1 qos trust L3");
+}
+
+/// MTU003 on a mixed fabric whose encapsulation overhead pushes the need above what some
+/// switches run: each switch-facing port takes the other end's MTU (or the need), so the fixed
+/// copy has no new MTU001 across a link whose ends sit on platforms with different defaults,
+/// and a port whose other end cannot reach the need is withheld, saying so.
+#[test]
+fn mtu_fixes_keep_both_link_ends_equal_across_platforms() {
+    for (overhead, fixed_count, withheld_peer) in [(150, 4, 0), (190, 16, 2), (210, 10, 6)] {
+        let tmp =
+            std::env::temp_dir().join(format!("fa-remed-mtu-{overhead}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let snap = tmp.join("snap");
+        common::copy_tree(&fixtures().join("clean-mixed-fabric"), &snap);
+        let ft = snap.join("fabric.toml");
+        let text = std::fs::read_to_string(&ft).unwrap();
+        assert!(text.contains("[policy]\n"));
+        std::fs::write(
+            &ft,
+            text.replacen(
+                "[policy]\n",
+                &format!("[policy]\nencap_overhead = {overhead}\n"),
+                1,
+            ),
+        )
+        .unwrap();
+        let out = bin()
+            .arg("remediate")
+            .arg(&snap)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let peer_withheld = plan["withheld"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| {
+                w["rule"] == "MTU003"
+                    && w["reason"]
+                        .as_str()
+                        .unwrap()
+                        .contains("other end of the link cannot reach")
+            })
+            .count();
+        assert_eq!(
+            peer_withheld, withheld_peer,
+            "overhead {overhead}: {plan:#}"
+        );
+        let out = bin()
+            .arg("remediate")
+            .arg(&snap)
+            .args(["--format", "json", "--apply-to-copy"])
+            .arg(tmp.join("fixed"))
+            .output()
+            .unwrap();
+        let o: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
+        });
+        let fixed = o["fixed"].as_array().unwrap();
+        assert_eq!(fixed.len(), fixed_count, "overhead {overhead}: {o:#}");
+        assert!(
+            fixed.iter().all(|t| t["rule"] == "MTU003"),
+            "overhead {overhead}: {o:#}"
+        );
+        assert_eq!(
+            o["new_errors"],
+            serde_json::json!([]),
+            "overhead {overhead}: {o:#}"
+        );
+        assert_eq!(
+            o["not_fixed"],
+            serde_json::json!([]),
+            "overhead {overhead}: {o:#}"
+        );
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
+
+/// The bundled demo fabrics: every snippet merged into a copy fixes what it claims (the mixed
+/// fabric includes a Junos port whose media MTU alone would give another IP MTU than its Onyx
+/// peer's) and adds no error.
+#[test]
+fn demo_fabrics_fix_cleanly() {
+    for (demo, fixed_count) in [("demo-fabric", 14), ("demo-mixed-fabric", 47)] {
+        let out_dir = common::scratch("remed-demo", demo);
+        let out = bin()
+            .arg("remediate")
+            .arg(fixtures().join(demo))
+            .args(["--format", "json", "--apply-to-copy"])
+            .arg(out_dir.join("fixed"))
+            .output()
+            .unwrap();
+        let o: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!("{demo}: {e}: {}", String::from_utf8_lossy(&out.stderr));
+        });
+        assert_eq!(o["not_fixed"], serde_json::json!([]), "{demo}: {o:#}");
+        assert_eq!(o["new_errors"], serde_json::json!([]), "{demo}: {o:#}");
+        assert_eq!(
+            o["fixed"].as_array().unwrap().len(),
+            fixed_count,
+            "{demo}: {o:#}"
+        );
+        let _ = std::fs::remove_dir_all(&out_dir);
+    }
 }

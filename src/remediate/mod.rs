@@ -123,12 +123,34 @@ pub fn config_file(d: &Device) -> Option<String> {
         .map(|p| p.file.clone())
 }
 
-fn device_json(d: &Device) -> serde_json::Value {
+/// A device for a template: the model without its interfaces, plus its platform's
+/// `max_ip_mtu` when the template file states one.
+fn device_json(d: &Device, templates: &Templates) -> serde_json::Value {
     let mut v = serde_json::to_value(d).unwrap_or_default();
     if let Some(m) = v.as_object_mut() {
         m.remove("interfaces");
+        if let Some(x) = templates
+            .platforms
+            .get(&d.platform)
+            .and_then(|p| p.max_ip_mtu)
+        {
+            m.insert("max_ip_mtu".into(), x.into());
+        }
     }
     v
+}
+
+/// The other end of the link `device:interface` is on, if the fabric has one.
+fn link_peer(a: &Audit, device: &str, interface: &str) -> Option<(String, String)> {
+    a.fabric.links.iter().find_map(|l| {
+        if l.a.device == device && l.a.interface == interface {
+            Some((l.b.device.clone(), l.b.interface.clone()))
+        } else if l.b.device == device && l.b.interface == interface {
+            Some((l.a.device.clone(), l.a.interface.clone()))
+        } else {
+            None
+        }
+    })
 }
 
 /// An end a finding may be fixed at: device, interface, the other end (device, interface).
@@ -224,6 +246,9 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) 
                 Some(p.interface.clone()),
                 f.interface.clone().map(|i| (f.device.clone(), i)),
             ));
+        } else if !link && let Some(i) = f.interface.as_deref() {
+            // A port's own fix may have to agree with the port at the other end (MTU).
+            ends[0].2 = link_peer(a, &f.device, i);
         }
         let mut got = false;
         let mut why: Vec<(String, String)> = Vec::new();
@@ -246,7 +271,12 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) 
                 f => fjson.clone(),
                 i => iface_json(dev, ifname.as_deref()),
                 other => other.as_ref().map(|(od, oi)| iface_json(od, Some(oi))).unwrap_or(minijinja::Value::from(())),
-                d => minijinja::Value::from(minijinja::value::Serde(device_json(d))),
+                od => other
+                    .as_ref()
+                    .and_then(|(od, _)| devices.get(od.as_str()))
+                    .map(|od| minijinja::Value::from(minijinja::value::Serde(device_json(od, templates))))
+                    .unwrap_or(minijinja::Value::from(())),
+                d => minijinja::Value::from(minijinja::value::Serde(device_json(d, templates))),
                 policy => policy.clone(),
                 config => config_of(d).unwrap_or(minijinja::Value::from(())),
             };

@@ -26,6 +26,11 @@ struct FileSpec {
     fix: Vec<toml::Spanned<FixSpec>>,
     #[serde(default)]
     no_fix: Vec<toml::Spanned<NoFixSpec>>,
+    /// The largest IP MTU the platform can set on a port. Templates read it as `d.max_ip_mtu`
+    /// (this device) and `od.max_ip_mtu` (the device at the other end of the port's link), so a
+    /// fix on one end can tell whether the other end can follow.
+    #[serde(default)]
+    max_ip_mtu: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -108,6 +113,7 @@ pub struct Platform {
     pub merge: Option<MergeSpec>,
     pub fixes: BTreeMap<String, Vec<Fix>>,
     pub no_fix: BTreeMap<String, String>,
+    pub max_ip_mtu: Option<u32>,
     pub env: Environment<'static>,
 }
 
@@ -265,6 +271,7 @@ fn compile(path: &str, text: &str) -> Result<Platform, Vec<String>> {
         merge,
         fixes,
         no_fix,
+        max_ip_mtu: spec.max_ip_mtu,
         env,
     })
 }
