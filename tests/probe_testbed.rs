@@ -275,6 +275,12 @@ jump = "h1"
         );
     }
     assert_eq!(findings(&report, "PROBE010").len(), 2);
+    // A probe that gave no result is not tied to the config findings on its path (h3–h4's
+    // path holds h3's MTU002, tied to PROBE009 above).
+    assert!(lat.iter().any(|p| p["src"] == "h3" || p["dst"] == "h3"));
+    for f in findings(&report, "PROBE010") {
+        assert!(f["evidence"].get("path_findings").is_none(), "{f}");
+    }
     assert_no_leftovers("after the real-tool probes");
 
     // 2. REPLAY: stand-in ib_write_lat printing a recorded perftest output, on h3 and h4. The

@@ -86,11 +86,10 @@ pub fn run(
     rules_dir: Option<&Path>,
     parsers_dir: Option<&Path>,
 ) -> Result<ProbeRun> {
-    let rules = audit::load_rules(rules_dir)?;
     let inv = crate::cli::load_inventory(inventory, collect)?;
-    let (fabric, config) = match snapshot {
+    let (fabric, config, rules) = match snapshot {
         Some(s) => {
-            let a = audit::run(
+            let (a, rules) = audit::run_keeping_rules(
                 s,
                 &audit::Options {
                     rules_dir: rules_dir.map(Path::to_path_buf),
@@ -104,9 +103,10 @@ pub fn run(
                 .into_iter()
                 .filter(|f| !f.rule.starts_with("PROBE"))
                 .collect::<Vec<_>>();
-            (a.fabric, cfg)
+            (a.fabric, cfg, rules)
         }
         None => {
+            let rules = audit::load_rules(rules_dir)?;
             let mut policy = rules.policy_defaults.clone();
             for (k, v) in crate::rules::table_to_json(&inv.policy) {
                 policy.insert(k, v);
@@ -119,6 +119,7 @@ pub fn run(
                     notices: vec![],
                 },
                 vec![],
+                rules,
             )
         }
     };

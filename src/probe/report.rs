@@ -42,8 +42,12 @@ pub fn tie(
     let mut out = Vec::with_capacity(found.len());
     for (pi, mut f) in found {
         if let Some(p) = pi.and_then(|i| probes.get(i)) {
-            // A probe that did not run says nothing about the path's config.
-            let related = if f.rule == "PROBE010" {
+            // A probe that gave no result says nothing about the path's config.
+            let no_result = matches!(
+                p.status.as_str(),
+                "failed" | "timeout" | "interrupted" | "skipped"
+            );
+            let related = if no_result {
                 vec![]
             } else {
                 on_path(p, config)
