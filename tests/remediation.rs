@@ -448,6 +448,24 @@ fn a_hostile_onyx_port_withholds_the_snippet() {
     assert_eq!(ok.trim(), "interface ethernet 1/1 qos trust L3");
 }
 
+/// `remediate SNAP --format json --apply-to-copy OUT`: the outcome (fixed, not fixed, new errors).
+fn apply_to_copy(snap: &Path, out_dir: &Path) -> serde_json::Value {
+    let out = bin()
+        .arg("remediate")
+        .arg(snap)
+        .args(["--format", "json", "--apply-to-copy"])
+        .arg(out_dir)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}: {}",
+            snap.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    })
+}
+
 /// MTU003 on a mixed fabric whose encapsulation overhead pushes the need above what some
 /// switches run: each switch-facing port takes the other end's MTU (or the need), so the fixed
 /// copy has no new MTU001 across a link whose ends sit on platforms with different defaults,
@@ -455,9 +473,7 @@ fn a_hostile_onyx_port_withholds_the_snippet() {
 #[test]
 fn mtu_fixes_keep_both_link_ends_equal_across_platforms() {
     for (overhead, fixed_count, withheld_peer) in [(150, 4, 0), (190, 16, 2), (210, 10, 6)] {
-        let tmp =
-            std::env::temp_dir().join(format!("fa-remed-mtu-{overhead}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&tmp);
+        let tmp = common::scratch("remed-mtu", &overhead.to_string());
         let snap = tmp.join("snap");
         common::copy_tree(&fixtures().join("clean-mixed-fabric"), &snap);
         let ft = snap.join("fabric.toml");
@@ -495,16 +511,7 @@ fn mtu_fixes_keep_both_link_ends_equal_across_platforms() {
             peer_withheld, withheld_peer,
             "overhead {overhead}: {plan:#}"
         );
-        let out = bin()
-            .arg("remediate")
-            .arg(&snap)
-            .args(["--format", "json", "--apply-to-copy"])
-            .arg(tmp.join("fixed"))
-            .output()
-            .unwrap();
-        let o: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!("{e}: {}", String::from_utf8_lossy(&out.stderr));
-        });
+        let o = apply_to_copy(&snap, &tmp.join("fixed"));
         let fixed = o["fixed"].as_array().unwrap();
         assert_eq!(fixed.len(), fixed_count, "overhead {overhead}: {o:#}");
         assert!(
@@ -532,16 +539,7 @@ fn mtu_fixes_keep_both_link_ends_equal_across_platforms() {
 fn demo_fabrics_fix_cleanly() {
     for (demo, fixed_count) in [("demo-fabric", 14), ("demo-mixed-fabric", 47)] {
         let out_dir = common::scratch("remed-demo", demo);
-        let out = bin()
-            .arg("remediate")
-            .arg(fixtures().join(demo))
-            .args(["--format", "json", "--apply-to-copy"])
-            .arg(out_dir.join("fixed"))
-            .output()
-            .unwrap();
-        let o: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!("{demo}: {e}: {}", String::from_utf8_lossy(&out.stderr));
-        });
+        let o = apply_to_copy(&fixtures().join(demo), &out_dir.join("fixed"));
         assert_eq!(o["not_fixed"], serde_json::json!([]), "{demo}: {o:#}");
         assert_eq!(o["new_errors"], serde_json::json!([]), "{demo}: {o:#}");
         assert_eq!(
