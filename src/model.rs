@@ -8,6 +8,8 @@
 //! "could not decide". Serialized with sources (see [`with_sources`]), each value carries its
 //! provenance, which is how findings point at `configs/leaf1.cfg:214`.
 
+pub mod probe;
+
 use serde::{Serialize, Serializer};
 use std::cell::Cell;
 use std::sync::Arc;
