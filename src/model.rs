@@ -104,7 +104,7 @@ impl<T: Serialize> Serialize for Sourced<T> {
     }
 }
 
-/// Platform ids (DESIGN.md, fixed).
+/// Platform ids (fixed; README.md "Platforms").
 pub const PLATFORMS: &[&str] = &[
     "nxos", "eos", "cumulus", "sonic", "onyx", "junos", "os10", "linux",
 ];

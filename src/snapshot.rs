@@ -1,4 +1,4 @@
-//! Reading a snapshot folder (DESIGN.md "Snapshot"): `fabric.toml`, `configs/`, `devices/`.
+//! Reading a snapshot folder (README.md "The snapshot"): `fabric.toml`, `configs/`, `devices/`.
 //!
 //! Nothing here interprets vendor text; it only finds the inputs of each device, decides which
 //! command each file holds, and records every problem (unreadable file, unknown file, bad

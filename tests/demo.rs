@@ -1,5 +1,5 @@
 //! The README's first command on the bundled demo fabric: the table, the exit code, the JSON
-//! contract of DESIGN.md, every planted fault found where it was planted (the list is
+//! contract of README.md "The report", every planted fault found where it was planted (the list is
 //! fixtures/demo-fabric/expected-faults.toml), and no error on a device that is correct.
 
 use serde::Deserialize;
@@ -69,7 +69,7 @@ fn demo_json_matches_the_contract_and_lists_every_planted_fault() {
     let out = run(&["audit", d.to_str().unwrap(), "--format", "json"], &[]);
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    // Contract (DESIGN.md "Reports").
+    // Contract (README.md "The report").
     assert_eq!(v["schema"], "fabric-audit/report/v1");
     assert_eq!(v["tool"]["name"], "fabric-audit");
     assert!(v["tool"]["version"].is_string());

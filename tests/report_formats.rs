@@ -367,6 +367,15 @@ fn sarif_review_for_code_scanning() {
     assert!(!pfc["fullDescription"]["text"].as_str().unwrap().is_empty());
     assert!(pfc["help"]["text"].as_str().unwrap().contains("Fix:"));
     assert_eq!(pfc["properties"]["tags"].as_array().unwrap().len(), 1);
+    // helpUri is the rule's first public reference (rules/pfc.toml PFC003).
+    assert!(
+        pfc["helpUri"]
+            .as_str()
+            .unwrap()
+            .starts_with("https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/"),
+        "{}",
+        pfc["helpUri"]
+    );
     let results = run["results"].as_array().unwrap();
     let mut prints = std::collections::BTreeSet::new();
     for r in results {

@@ -405,8 +405,9 @@ fn unknown_input_is_undecided_never_pass_or_fail() {
 }
 
 #[test]
-fn headroom_formula_matches_the_catalog() {
-    // RULES-CATALOG.md BUF001 worked numbers: 100G, MTU 9216 → 75,117 B @5 m, 111,992 B @300 m.
+fn headroom_formula_matches_the_worked_numbers() {
+    // BUF001 worked numbers (802.1Qbb delay components, see `headroom_required`):
+    // 100G, MTU 9216 → 75,117 B @5 m, 111,992 B @300 m.
     let rules = load_rules(None).unwrap();
     let e = rules
         .env
@@ -449,4 +450,73 @@ fix = "x"
         "{msg}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Every file a user gets (rules, parsers, sources, tests, READMEs) in `dir`, recursively.
+fn shipped_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            shipped_files(&p, out);
+        } else if matches!(
+            p.extension().and_then(|x| x.to_str()),
+            Some("rs" | "toml" | "md")
+        ) {
+            out.push(p);
+        }
+    }
+}
+
+/// Rule and module docs cite public sources (title, vendor, URL), never a file users do not
+/// have (the maintainers' design notes and rule catalog) or the catalog's opaque source ids
+/// ("S12"), and every rule names at least one public source by URL (issue 18, item 6).
+#[test]
+fn docs_cite_public_sources_not_private_files() {
+    // Spelled in pieces so this test does not find itself.
+    let private = [format!("RULES-{}", "CATALOG"), format!("DESIGN{}", ".md")];
+    let source_id = regex::Regex::new(r"\bS[0-9]+[a-z]?\b").unwrap();
+    // An evidence marker quoting a catalog source id in a comment: an opening bracket, V, S2.
+    let marker_id = regex::Regex::new(r"\[[VSIR]?[ ;,]*S[0-9]+[a-z]?\b").unwrap();
+    let mut bad = Vec::new();
+
+    for r in &load_rules(None).unwrap().rules {
+        let doc = &r.spec.doc;
+        for reference in &doc.references {
+            if private.iter().any(|p| reference.contains(p.as_str()))
+                || source_id.is_match(reference)
+            {
+                bad.push(format!("{} reference {reference:?}", r.spec.id));
+            }
+        }
+        if !doc.references.iter().any(|x| x.contains("http")) {
+            bad.push(format!("{} has no reference with a URL", r.spec.id));
+        }
+        for text in [&doc.what, &doc.why, &doc.example, &doc.fix]
+            .into_iter()
+            .chain(doc.unverified.as_ref())
+        {
+            if private.iter().any(|p| text.contains(p.as_str())) || marker_id.is_match(text) {
+                bad.push(format!("{} doc text {text:?}", r.spec.id));
+            }
+        }
+    }
+
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md")];
+    for dir in ["rules", "vendor-parsers", "src", "tests"] {
+        shipped_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 50, "found only {} files", files.len());
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            if private.iter().any(|p| line.contains(p.as_str())) || marker_id.is_match(line) {
+                bad.push(format!("{}:{}: {}", f.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{} places:\n{}", bad.len(), bad.join("\n"));
 }

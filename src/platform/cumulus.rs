@@ -11,7 +11,17 @@
 //!
 //! Layout: `tree` rebuilds the NVUE object tree from YAML records or JSON, `nvue` reads it,
 //! `legacy` reads traffic.conf and NCLU, `intent` holds what they state, `apply` resolves it,
-//! `show` overlays the state outputs. Evidence markers follow RULES-CATALOG.md §0.1.
+//! `show` overlays the state outputs.
+//!
+//! Evidence markers in comments: [V] read in the vendor's own text,
+//! [S] read in a secondary copy, [R] recalled, not re-read, [I] our inference or design choice.
+//! Sources named in comments:
+//! - "RoCE page": NVIDIA, Cumulus Linux 5.12 — RDMA over Converged Ethernet (RoCE),
+//!   <https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-1-and-Switch-Ports/Quality-of-Service/RDMA-over-Converged-Ethernet-RoCE/>
+//! - "QoS page": NVIDIA, Cumulus Linux — Quality of Service (classification, buffers, link pause,
+//!   PFC, PFC watchdog, ECN, scheduler), <https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/Layer-1-and-Switch-Ports/Quality-of-Service/>
+//! - "5.12 Switch Port Attributes": NVIDIA, Cumulus Linux 5.12 — Switch Port Attributes,
+//!   <https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/Switch-Port-Attributes/>
 
 mod apply;
 mod intent;

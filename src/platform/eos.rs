@@ -9,8 +9,13 @@
 //! never defines. Show outputs (`show interfaces`, `show qos interfaces`, LLDP) add operational
 //! facts; they replace defaults and unknowns but never a value the config states.
 //!
-//! Evidence markers in comments follow RULES-CATALOG.md §0.1 ([V] primary source read,
-//! [S] secondary copy, [R] recalled, [I] design choice).
+//! Evidence markers in comments: [V] read in the vendor's own text,
+//! [S] read in a secondary copy, [R] recalled, not re-read, [I] our inference or design choice.
+//! Sources named in comments:
+//! - "RoCEv2 guide" (secondary): a third-party "Arista EOS RoCEv2 lossless config" guide for
+//!   EOS 4.36 that reproduces tables of Arista's EOS User Manual, Quality of Service,
+//!   <https://www.arista.com/en/um-eos/eos-quality-of-service>
+//! - Arista AVD `eos_cli_config_gen` templates (CLI syntax), <https://github.com/aristanetworks/avd>
 //!
 //! Layout: `read` turns running-config records into per-interface / per-profile statements,
 //! `apply` resolves them with EOS's defaults into the model, `show` adds operational outputs.

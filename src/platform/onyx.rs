@@ -16,8 +16,13 @@
 //! `show interfaces ethernet` and their `| json-print` forms, and the LLDP neighbors of
 //! `show lldp interfaces ethernet remote`).
 //!
-//! Evidence markers in comments follow RULES-CATALOG.md §0.1 ([V] primary source read,
-//! [S] secondary copy, [R] recalled, [I] design choice).
+//! Evidence markers in comments: [V] read in the vendor's own text,
+//! [S] read in a secondary copy, [R] recalled, not re-read, [I] our inference or design choice.
+//! Sources named in comments:
+//! - "RoCE Commands": NVIDIA, Onyx User Manual — RoCE Commands (`roce`, `show roce`),
+//!   <https://docs.nvidia.com/networking/display/Onyxv31040100/RoCE+Commands>
+//! - "PFC page": NVIDIA, Onyx User Manual 3.10.4302 — Priority Flow Control (PFC),
+//!   <https://docs.nvidia.com/networking/display/Onyxv3104302/Priority+Flow+Control+(PFC)>
 
 mod apply;
 mod read;

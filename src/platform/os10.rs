@@ -14,8 +14,8 @@
 //! OS10 has no PFC watchdog command this tool could verify in a public source, so the watchdog
 //! stays unknown and the WDG rules report that they could not decide.
 //!
-//! Evidence markers in comments follow RULES-CATALOG.md §0.1 ([V] primary source read,
-//! [S] secondary copy, [R] recalled, [I] design choice).
+//! Evidence markers in comments: [V] read in the vendor's own text,
+//! [S] read in a secondary copy, [R] recalled, not re-read, [I] our inference or design choice.
 
 mod apply;
 mod read;

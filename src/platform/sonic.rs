@@ -10,8 +10,14 @@
 //! `show` reads the operational outputs, which fill what the config leaves unknown or defaulted
 //! and never override what it states.
 //!
-//! Evidence markers in comments follow RULES-CATALOG.md §0.1 ([V] primary source read,
-//! [S] secondary copy, [R] recalled, [I] design choice).
+//! Evidence markers in comments: [V] read in the vendor's own text,
+//! [S] read in a secondary copy, [R] recalled, not re-read, [I] our inference or design choice.
+//! Sources named in comments:
+//! - sonic-utilities `pfcwd/main.py`, <https://github.com/sonic-net/sonic-utilities/blob/master/pfcwd/main.py>
+//! - sonic-buildimage `pg_profile_lookup.ini` (e.g. `device/mellanox/x86_64-mlnx_msn2700-r0/ACS-MSN2700/`),
+//!   <https://github.com/sonic-net/sonic-buildimage/tree/master/device/mellanox/x86_64-mlnx_msn2700-r0/ACS-MSN2700>
+//! - sonic-buildimage `files/build_templates/qos_config.j2`,
+//!   <https://github.com/sonic-net/sonic-buildimage/blob/master/files/build_templates/qos_config.j2>
 
 mod apply;
 mod db;

@@ -1,4 +1,4 @@
-//! The JSON report (DESIGN.md "Reports", schema `fabric-audit/report/v1`).
+//! The JSON report (README.md "The report", schema `fabric-audit/report/v1`).
 
 use crate::audit::Audit;
 use crate::finding::{Finding, Severity};

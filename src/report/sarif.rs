@@ -28,6 +28,15 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// The first `http(s)://` address in a rule reference ("Vendor, title: URL"), for `helpUri`.
+fn first_url(reference: &str) -> Option<&str> {
+    let start = reference
+        .find("https://")
+        .or_else(|| reference.find("http://"))?;
+    let url = reference[start..].split_whitespace().next()?;
+    Some(url.trim_end_matches([',', ';', ')', '.']))
+}
+
 pub fn render(r: &Review) -> String {
     let mut rules: Vec<Value> = Vec::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
@@ -38,7 +47,7 @@ pub fn render(r: &Review) -> String {
         let lvl = Severity::parse(&spec.severity).map_or("warning", level);
         let help = format!("{}\n\nFix: {}", spec.doc.why.trim(), spec.doc.fix.trim());
         index.insert(spec.id.clone(), rules.len());
-        rules.push(json!({
+        let mut rule = json!({
             "id": spec.id,
             "name": spec.title,
             "shortDescription": { "text": spec.title },
@@ -49,7 +58,11 @@ pub fn render(r: &Review) -> String {
             },
             "defaultConfiguration": { "level": lvl },
             "properties": { "tags": [spec.family] },
-        }));
+        });
+        if let Some(uri) = spec.doc.references.iter().find_map(|r| first_url(r)) {
+            rule["helpUri"] = json!(uri);
+        }
+        rules.push(rule);
     }
     let waived: Vec<&Finding> = r.waived.iter().map(|w| &w.finding).collect();
     for f in r

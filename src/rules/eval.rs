@@ -45,8 +45,9 @@ fn enabled_indices(v: Value) -> Result<Value, minijinja::Error> {
 }
 
 /// IEEE 802.1Qbb worst-case PFC headroom in bytes for a port speed (Gb/s), cable length (m)
-/// and MTU (bytes), per RULES-CATALOG.md BUF001 (component delays quoted from 802.1Qbb/802.3
-/// by a secondary source [S S28]; summing them is a design choice [I]).
+/// and MTU (bytes), as rule BUF001 explains (component delays of IEEE 802.1Qbb/802.3 quoted by a
+/// secondary source, a Cisco Press storage-networking chapter [S]; summing them is our design
+/// choice [I]).
 fn headroom_required(speed_gbps: f64, cable_m: f64, mtu: f64) -> f64 {
     // Upper-bound interface and response delays in bit times, by speed.
     const INTF: &[(f64, f64)] = &[(10.0, 8192.0), (40.0, 24576.0), (100.0, 122880.0)];

@@ -64,7 +64,7 @@ pub struct RuleDoc {
     pub fix: String,
     #[serde(default)]
     pub references: Vec<String>,
-    /// Numbers the catalog marks unverified, and what was assumed.
+    /// Numbers not confirmed in a primary source, and what was assumed.
     #[serde(default)]
     pub unverified: Option<String>,
 }

@@ -1,7 +1,7 @@
 //! Resolving the intent into the model: bond → member inheritance, the QoS profile each port
 //! uses (its own, else `default-global`), and the Cumulus defaults applied where the config is
 //! silent (`default = true`). Turning RoCE on (`qos roce`) brings NVIDIA's documented RoCE
-//! profile [V S1 RoCE page, "Default RoCE Configuration"]: trust pcp,dscp; switch priority 3 →
+//! profile [V RoCE page, "Default RoCE Configuration"]: trust pcp,dscp; switch priority 3 →
 //! traffic class 3 (RoCE) and 6 → 6 (CNP), the others → 0; ETS TC6 strict, TC3 and TC0 DWRR 50 %;
 //! ECN on TC0 and TC3 (150000 B / 1500000 B / 100 %); in lossless mode PFC on switch priority 3
 //! (rx and tx) with SP3 in the RoCE lossless pool; cable length 100 m.
@@ -19,15 +19,16 @@ use std::collections::{BTreeMap, HashMap};
 /// default MTU setting" [V 5.12 Switch Port Attributes]. Not applied to NCLU/traffic.conf-only
 /// devices (3.x defaulted to 1500 [R]).
 const DEFAULT_MTU: u32 = 9216;
-/// `nv set qos roce cable-length`, default 100 m [V NVUE reference, S1 `cable-length 100`].
+/// `nv set qos roce cable-length`, default 100 m [V NVUE reference, RoCE page `cable-length 100`].
 const ROCE_CABLE_M: f64 = 100.0;
-/// PFC / link-pause profile cable length default: 10 m [V S2 "The default is 10 meters"].
+/// PFC / link-pause profile cable length default: 10 m [V QoS page "The default is 10 meters"].
 const PROFILE_CABLE_M: f64 = 10.0;
-/// ECN of the default-global profile and of RoCE: 150000 B / 1500000 B / 100 % [V S2, S1].
+/// ECN of the default-global profile and of RoCE: 150000 B / 1500000 B / 100 %
+/// [V QoS page, RoCE page].
 const ECN_MIN: u64 = 150_000;
 const ECN_MAX: u64 = 1_500_000;
 const ECN_PROB: f64 = 100.0;
-/// PFC watchdog polling interval 100 ms, robustness 3 polls [V S2]. The watchdog restores PFC
+/// PFC watchdog polling interval 100 ms, robustness 3 polls [V QoS page]. The watchdog restores PFC
 /// after one polling interval without PAUSE frames: there is no restore timer to report.
 const WD_POLL_MS: f64 = 100.0;
 const WD_ROBUSTNESS: f64 = 3.0;
@@ -86,7 +87,7 @@ fn d<T>(v: T, src: &Src) -> V<T> {
     }
 }
 
-/// RoCE switch priority → traffic class: 3 → 3, 6 → 6, others → 0 [V S1].
+/// RoCE switch priority → traffic class: 3 → 3, 6 → 6, others → 0 [V RoCE page].
 pub(super) fn roce_sp_tc() -> Vec<u8> {
     (0..8u8)
         .map(|sp| if sp == 3 || sp == 6 { sp } else { 0 })
@@ -255,7 +256,7 @@ fn overlay_flow(f: &mut Flow, p: &FlowProf) {
     }
 }
 
-/// A profile's own defaults: rx and tx on [V S2 "The default value is enable"], cable 10 m;
+/// A profile's own defaults: rx and tx on [V QoS page "The default value is enable"], cable 10 m;
 /// traffic.conf groups also default their buffer sizes.
 fn profile_flow(p: &FlowProf, name: &str, legacy: bool) -> Flow {
     let s = &p.src;
@@ -338,8 +339,8 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
     let mode = roce.map(|r| r.mode.as_ref().map_or("lossless", |m| m.v.as_str()));
     let roce_lossless = mode.is_some_and(|m| m.starts_with("lossless"));
 
-    // Trust: NVUE trusts 802.1p unless told otherwise [V S2 5.0 "By default 802.1p COS markings
-    // are trusted"]; RoCE trusts pcp,dscp [V S1].
+    // Trust: NVUE trusts 802.1p unless told otherwise [V QoS page 5.0 "By default 802.1p COS
+    // markings are trusted"]; RoCE trusts pcp,dscp [V RoCE page].
     let mut trust: Option<V<String>> = nvue.then(|| match rs {
         Some(s) => d("both".to_string(), s),
         None => d("pcp".to_string(), ifsrc),
@@ -352,11 +353,12 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
     }
     i.trust = trust.and_then(V::field);
 
-    // DSCP → switch priority: DSCP/8 by default and under RoCE [V S2 "Trust DSCP" table, S1].
+    // DSCP → switch priority: DSCP/8 by default and under RoCE [V QoS page "Trust DSCP" table,
+    // RoCE page].
     let nvue_base = nvue.then(|| d(util::dscp_div8(), rs.unwrap_or(ifsrc)));
     let mut map = dscp_map(nvue_base.clone(), cfg.mapping.get("default-global"));
     if pm != "default-global" {
-        // a profile starts from the defaults, not from default-global [V S2]
+        // a profile starts from the defaults, not from default-global [V QoS page]
         let base = if cfg.legacy.is_some() {
             map.clone()
         } else {
@@ -367,8 +369,8 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
     let map_v = map.as_ref().map(|m| m.v.clone());
     i.dscp_to_tc = map.and_then(V::field);
 
-    // Switch priority → traffic class (egress queue): identity [V S2 "Egress Queues"], RoCE
-    // 3 → 3, 6 → 6, others → 0 [V S1].
+    // Switch priority → traffic class (egress queue): identity [V QoS page "Egress Queues"], RoCE
+    // 3 → 3, 6 → 6, others → 0 [V RoCE page].
     let mut sptc = match rs {
         Some(s) if nvue => d(roce_sp_tc(), s),
         _ => d(util::identity8(), ifsrc),
@@ -456,7 +458,7 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
         .field();
     }
 
-    // Link pause: off unless a link-pause profile applies [V S2; rx/tx of a profile default on
+    // Link pause: off unless a link-pause profile applies [V QoS page; rx/tx of a profile default on
     // like PFC's, I].
     let lp_name = prof("link-pause");
     let lp = cfg.pause.get(lp_name);
@@ -524,7 +526,7 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
                     pg.pool = p.clone().field();
                 }
                 None => {
-                    // PFC without a lossless pool: all buffer is lossy by default [V S2]
+                    // PFC without a lossless pool: all buffer is lossy by default [V QoS page]
                     pg.lossless = default_of(false, Some(&psrc));
                     pg.pool = default_of("default-lossy".to_string(), Some(&psrc));
                 }
@@ -570,7 +572,7 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
             .get("default-global")
             .is_none_or(|p| p.tcs.is_empty())
         {
-            // the factory profile marks on queue 0 [V S2]; configured classes replace it (the
+            // the factory profile marks on queue 0 [V QoS page]; configured classes replace it (the
             // documented `nv show` output lists only the configured ones)
             ecn.insert(0, ecn_defaults(ifsrc));
         }
@@ -617,7 +619,7 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
                 q.wred_drop = e.red.clone().and_then(V::field);
             }
             None => {
-                // ECN is off unless configured [V 4.3 "ECN is disabled by default"; S2]
+                // ECN is off unless configured [V 4.3 "ECN is disabled by default"; QoS page]
                 q.ecn.enabled = default_of(false, Some(ifsrc));
                 q.wred_drop = default_of(false, Some(ifsrc));
             }
@@ -635,7 +637,7 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
                 sched[6] = Some((d(true, s), None));
             }
             None => {
-                // queues 0,2,4,6 get 12 %, 1,3,5,7 13 % [V S2 "Egress Scheduler"]
+                // queues 0,2,4,6 get 12 %, 1,3,5,7 13 % [V QoS page "Egress Scheduler"]
                 for (q, slot) in sched.iter_mut().enumerate() {
                     let w = if q % 2 == 0 { 12.0 } else { 13.0 };
                     *slot = Some((d(false, ifsrc), Some(d(w, ifsrc))));
@@ -702,11 +704,11 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
         }
         (Some(a), None) if a.v => None,
         (Some(a), _) => known(Vec::new(), &a.src),
-        // remarking is opt-in [V S2 / I]
+        // remarking is opt-in [V QoS page / I]
         (None, _) => default_of(Vec::new(), Some(ifsrc)),
     };
 
-    // PFC watchdog: off unless the port enables it [V S2]; timers are global.
+    // PFC watchdog: off unless the port enables it [V QoS page]; timers are global.
     let w = &mut i.watchdog;
     w.enabled = match &f.watchdog {
         Some(a) => known(a.v, &a.src),
@@ -731,7 +733,7 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
         }
         .field();
         w.poll_ms = poll.field();
-        // it discards what is queued to the stuck queue [V S2]
+        // it discards what is queued to the stuck queue [V QoS page]
         w.action = default_of("drop".to_string(), Some(ifsrc));
     }
 }

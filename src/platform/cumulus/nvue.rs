@@ -158,7 +158,7 @@ fn qos(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
                         v: b,
                         src: o.src(line),
                     }),
-                    // `nv set qos roce` alone enables RoCE (lossless) [V S1].
+                    // `nv set qos roce` alone enables RoCE (lossless) [V RoCE page].
                     (None, None) => Some(At {
                         v: true,
                         src: fs.clone(),

@@ -381,7 +381,7 @@ fn roce(dev: &mut Device, o: &Output, all: &[String], ports: Option<&PortProfile
                 continue;
             };
             // A full table replaces the map; the per-port rows (RoCE and CNP) patch it, over
-            // the documented default DSCP/8 when nothing else is known [V S2; I].
+            // the documented default DSCP/8 when nothing else is known [V QoS page; I].
             //
             // The model holds one Field per map, so the whole map carries one provenance. The
             // rows of this output usually state only the RoCE and CNP DSCPs; the other 62
@@ -415,7 +415,7 @@ fn roce(dev: &mut Device, o: &Output, all: &[String], ports: Option<&PortProfile
             let Some(i) = dev.interface_mut(name) else {
                 continue;
             };
-            // the rows patch what is known; RoCE's own map is the base otherwise [V S1]
+            // the rows patch what is known; RoCE's own map is the base otherwise [V RoCE page]
             // As for the DSCP map: entries no row states come from the base; the map is a
             // fact only when the rows state all 8 switch priorities or the base was read.
             let (mut map, base_assumed) = match &i.tc_to_queue {
@@ -524,7 +524,7 @@ fn pfc(dev: &mut Device, o: &Output, t: &[String]) {
             if let Some((b, v)) = &xoff {
                 put(&mut pg.xoff_bytes, *b, &v.src, v.op);
             }
-            // xon-threshold is the distance below xoff [V S2]
+            // xon-threshold is the distance below xoff [V QoS page]
             if let (Some((x, _)), Some((dl, v))) = (&xoff, &xon) {
                 put(&mut pg.xon_bytes, x.saturating_sub(*dl), &v.src, v.op);
             }

@@ -7,9 +7,10 @@ use crate::platform::util;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// EOS default DSCP → traffic-class map: DSCP 0-7 → TC1, 8-15 → TC0, then DSCP/8 (16-23 → TC2 …
-/// 56-63 → TC7). [S] S25 ("Arista EOS RoCEv2 lossless config" guide, which reproduces the table
-/// of the EOS QoS manual for Arad/Jericho/Trident/Tomahawk and notes the 0↔1 inversion);
-/// RULES-CATALOG.md §3 DSCP table agrees. The CoS map has the same inversion (not modelled).
+/// 56-63 → TC7) [S RoCEv2 guide: a third-party "Arista EOS RoCEv2 lossless config" guide,
+/// which reproduces the table of the EOS QoS manual for Arad/Jericho/Trident/Tomahawk and notes
+/// the 0↔1 inversion; see the module doc of `platform::eos`]. The CoS map has the same inversion
+/// (not modelled).
 fn default_dscp_to_tc() -> Vec<u8> {
     (0..64u8)
         .map(|d| match d >> 3 {
@@ -208,7 +209,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
         let dflt = Some(&f.src);
         i.trust = match &stmts.trust {
             Some(t) => known(t.v.clone(), &t.src),
-            // EOS: routed ports trust DSCP, switched ports CoS [S S25, RULES-CATALOG §3].
+            // EOS: routed ports trust DSCP, switched ports CoS [S RoCEv2 guide].
             None => default_of(if is_switched { "pcp" } else { "dscp" }.to_string(), dflt),
         };
         i.dscp_to_tc = match &dscp_src {
@@ -220,7 +221,8 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             None => default_of(tc_queue.clone(), dflt),
         };
         // No EOS statement remaps TC → PG or TC → PFC priority: traffic class N is paused as
-        // priority N when `priority-flow-control priority N no-drop` [I, consistent with S25].
+        // priority N when `priority-flow-control priority N no-drop` [I, consistent with the RoCEv2
+        // guide].
         i.tc_to_pg = default_of(util::identity8(), dflt);
         i.tc_to_pfc_priority = default_of(util::identity8(), dflt);
         i.dscp_rewrites = match &stmts.service_policy {

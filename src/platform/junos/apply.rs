@@ -11,8 +11,17 @@
 //! (`tc_to_queue` is the identity) [I]. The PFC priority of a class is its `pfc-priority`
 //! (DSCP-based PFC), else the queue number.
 //!
-//! Evidence markers as in RULES-CATALOG.md §0.1: [V] read in a primary source, [S] secondary,
-//! [R] recalled, [I] design choice.
+//! Evidence markers in comments: [V] read in the vendor's own text,
+//! [S] read in a secondary copy, [R] recalled, not re-read, [I] our inference or design choice.
+//! Sources named in comments (Juniper, Junos OS documentation):
+//! - "PFC Watchdog",
+//!   <https://www.juniper.net/documentation/us/en/software/junos/cos/topics/topic-map/cos-pfc-watchdog-configure.html>
+//! - "Default DSCP and DSCP IPv6 Classifiers",
+//!   <https://www.juniper.net/documentation/us/en/software/junos/cos/topics/concept/default-dscp-table-cos-config-guide.html>
+//! - "Configuring CoS WRED Drop Profiles" (QFX; ECN),
+//!   <https://www.juniper.net/documentation/us/en/software/junos/traffic-mgmt-qfx/topics/task/cos-drop-profiles-qfx-series-cli.html>
+//! - "Configuring DSCP-based PFC for Layer 3 Untagged Traffic",
+//!   <https://www.juniper.net/documentation/us/en/software/junos/cos/topics/task/cos-configuring-l3-dscp-pfc.html>
 
 use super::config::{At, Config, Cos, CosIf, IfConf};
 use super::kind_of;
@@ -30,12 +39,12 @@ const ETH_HEADER: u32 = 14;
 /// CNP `input cable-length` default: 100 m [V Juniper cable-length (Congestion Notification)].
 const DEFAULT_CABLE_M: f64 = 100.0;
 /// PFC watchdog defaults: poll every 100 ms, stall after 2 polls (200 ms), queue disabled for a
-/// recovery time of 200 ms [V S19 Juniper "PFC Watchdog"].
+/// recovery time of 200 ms [V Juniper "PFC Watchdog"].
 const WD_POLL_MS: u32 = 100;
 const WD_DETECTION: u32 = 2;
 const WD_RECOVERY_MS: u32 = 200;
 /// The watchdog disables the stalled queue and flushes its packets for the recovery time
-/// [V S19]: the model's "drop".
+/// [V "PFC Watchdog"]: the model's "drop".
 const WD_ACTION: &str = "drop";
 /// Without an `output` stanza, queues 3 and 4 pause on received PFC priorities 3 and 4
 /// [V Juniper "Configure CoS PFC with Congestion Notification Profiles"].
@@ -53,9 +62,8 @@ const DEFAULT_FCS: &[(&str, u8, bool)] = &[
 ];
 
 /// Default DSCP classifier: cs6/cs7 (48, 56) → network-control, everything else → best-effort
-/// [V S20 default DSCP classifier; its ef/af entries name classes a QFX does not define by
-/// default, so they fall to best-effort here, I]. DSCP 26 (af31) lands in best-effort, as the
-/// catalog notes.
+/// [V "Default DSCP and DSCP IPv6 Classifiers"; its ef/af entries name classes a QFX does not
+/// define by default, so they fall to best-effort here, I]. DSCP 26 (af31) lands in best-effort.
 fn default_dscp_fc(d: u8) -> &'static str {
     if d == 48 || d == 56 {
         "network-control"
@@ -582,7 +590,7 @@ fn apply_pfc(
     };
     policies.insert(format!("congestion-notification-profile {}", r.v));
     // Priorities paused: DSCP-based PFC pauses the pfc-priority of the class the DSCP is
-    // classified to [V S22]; 802.1p PFC pauses the code point itself.
+    // classified to [V "Configuring DSCP-based PFC"]; 802.1p PFC pauses the code point itself.
     let mut prios: BTreeMap<u8, Src> = BTreeMap::new();
     for (d, s) in &cnp.dscp_pfc {
         let Some((fc, _)) = cl.fc.get(*d as usize) else {
@@ -725,7 +733,8 @@ fn apply_queues<'f>(
             .find_map(|(n, _)| fc_sched.get(*n))
             .and_then(|a| cos.schedulers.get(&a.v).map(|s| (a, s)));
         let Some((sref, s)) = sched else {
-            // ECN is off unless a scheduler enables it [V S21 "ECN is disabled by default"];
+            // ECN is off unless a scheduler enables it [V "Configuring CoS WRED Drop
+            // Profiles": "ECN is disabled by default"];
             // no drop profile means tail drop.
             q.ecn.enabled = default_of(false, Some(ifsrc));
             q.wred_drop = default_of(false, Some(ifsrc));
@@ -761,7 +770,7 @@ fn apply_queues<'f>(
                     q.ecn.max_probability_pct = known(pmax, &d.src);
                 }
                 // On an ECN queue the drop profile only marks; non-ECT packets are tail-dropped
-                // [V S21], and RoCE is ECT.
+                // [V "Configuring CoS WRED Drop Profiles"], and RoCE is ECT.
                 q.wred_drop = known(false, es);
             }
             None => {

@@ -18,12 +18,14 @@ const DEFAULT_MTU: u32 = 1500;
 /// (summing to 100). [S] `show dcb ets interface` of a real switch in the Ansible onyx test
 /// fixtures (unconfigured TCs show W 12 or 13).
 const DEFAULT_ETS_WEIGHTS: [u32; 8] = [12, 13, 12, 13, 12, 13, 12, 13];
-/// What `roce` sets, from the Onyx manual's `show roce` example [V S4] and a device's output
+/// What `roce` sets, from the Onyx manual's `show roce` example [V RoCE Commands] and a device's
+/// output
 /// [V blog copy of `show roce`, Onyx ≥ 3.8.2008]: trust L3; ECN absolute 150/1500 KB on the RoCE
 /// TC; PFC on switch priority 3 (lossless only); SP 3 → TC 3 WRR 50 %, SP 6 → TC 6 strict;
 /// SP 3 in the lossless pool `roce-reserved`, the others in `lossy-default`. The other switch
 /// priorities go to TC 0 with the remaining WRR 50 % [S: the same NVIDIA RoCE profile as
-/// documented for Cumulus (S1 table); Onyx's output lists only the TCs RoCE uses].
+/// documented for Cumulus (the table of Cumulus Linux 5.12's RoCE page); Onyx's output lists only
+/// the TCs RoCE uses].
 const ROCE_SP: u8 = 3;
 const ROCE_TC: u8 = 3;
 const CNP_SP: u8 = 6;
@@ -107,7 +109,7 @@ fn global(cfg: &Cfg) -> Global {
         pfc_on: (false, None, true),
         prios: (Vec::new(), None, true),
     };
-    // PFC is off on every port and priority unless configured [V S4b].
+    // PFC is off on every port and priority unless configured [V PFC page].
     g.pfc_on = match (&cfg.pfc_global, g.lossless_roce()) {
         (Some(a), _) => (a.v, Some(a.src.clone()), false),
         (None, Some(s)) => (true, Some(s.clone()), true),
@@ -249,7 +251,7 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
     let roce_src = g.roce.as_ref().map(|(_, s)| s);
 
     // Trust: L2 (PCP) unless configured [S: Ansible onyx_qos default `L2`; NVIDIA's RoCE
-    // recipes always set `qos trust L3`]; the RoCE profile trusts L3 [V S4].
+    // recipes always set `qos trust L3`]; the RoCE profile trusts L3 [V RoCE Commands].
     let trust = match (&stmts.trust, roce_src) {
         (Some(t), _) => stated(t),
         (None, Some(s)) => dflt("dscp".to_string(), s),
@@ -357,7 +359,7 @@ fn apply_pfc(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global) {
     };
     let any = !active.v.is_empty();
     // Semi-lossless: the switch honours received pause frames but sends none ("pause rx
-    // compliant, no pause propagation") [V S4 `roce` syntax].
+    // compliant, no pause propagation") [V RoCE Commands `roce` syntax].
     let semi = matches!(g.roce, Some((RoceMode::SemiLossless, _))) && active.default;
     let mk = |v: bool| -> Field<bool> {
         Val {

@@ -321,7 +321,7 @@ fn if_stmt(
                 return;
             };
             let absolute = get("kind") == "absolute";
-            // Absolute thresholds are in KB (Onyx shows `Min (KB): 150`) [V S4].
+            // Absolute thresholds are in KB (Onyx shows `Min (KB): 150`) [V RoCE Commands].
             let kb = |v: &str| {
                 v.parse::<f64>()
                     .ok()

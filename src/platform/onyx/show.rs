@@ -98,7 +98,7 @@ pub(super) fn show_roce(dev: &mut Device, o: &Output) {
                 cc_absolute = p.get(r, "kind") != Some("relative");
             }
             "cc_min" | "cc_max" => {
-                // `Min (KB): 150`; the 3.8 manual prints `Min : 150`, also KB [V S4].
+                // `Min (KB): 150`; the 3.8 manual prints `Min : 150`, also KB [V RoCE Commands].
                 let unit = p.get(r, "unit").unwrap_or("KB");
                 let bytes = p
                     .num::<f64>(r, "v")

@@ -20,7 +20,8 @@
 //!   left unknown.
 //! - In the traditional buffer model, a lossless PG that CONFIG_DB does not list is created by
 //!   buffermgrd from the port speed and cable length: the profile `pg_lossless_<speed>_<cable>_profile`,
-//!   from `pg_profile_lookup.ini` when the snapshot holds it [V S14; naming R].
+//!   from `pg_profile_lookup.ini` when the snapshot holds it [V sonic-buildimage
+//!   pg_profile_lookup.ini; naming R].
 
 use super::db::{Db, Entry, Val, ref_name, split_key};
 use super::show::Ini;
