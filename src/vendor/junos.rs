@@ -6,8 +6,14 @@
 //! the statements into typed definitions; `apply` resolves them into the model with the Junos
 //! defaults (classifier → forwarding class → queue, congestion-notification profiles for PFC and
 //! the PFC watchdog, scheduler maps with ECN drop profiles, wildcard class-of-service interfaces,
-//! media MTU normalized to the IP MTU); `show` reads `show interfaces` and `show lldp
+//! media MTU normalized to the IP MTU, − 18 on `vlan-tagging` ports; interface ranges expanded,
+//! breakout parents replaced by their sub-ports); `show` reads `show interfaces` and `show lldp
 //! neighbors`, whose facts replace defaults but never a value the config states.
+//!
+//! What the engine recognized but this module cannot read is reported as an unread line of the
+//! file (`BuildNotes::unread`), which makes it `partial`: a block never closed (the file was cut),
+//! a set-form last line without its line end, blocks nested beyond `tree::MAX_DEPTH`, and range
+//! members that cannot be expanded.
 
 mod apply;
 mod config;
@@ -22,7 +28,11 @@ use crate::model::{Device, UndefinedRef, Unrecognized};
 const CONFIG_IDS: &[(&str, bool, tree::Form)] = &[
     ("show-configuration", false, tree::Form::Whole),
     ("show-configuration-set", false, tree::Form::Whole),
-    ("show-configuration-class-of-service", true, tree::Form::Whole),
+    (
+        "show-configuration-class-of-service",
+        true,
+        tree::Form::Whole,
+    ),
     ("class-of-service", true, tree::Form::Configlet),
 ];
 

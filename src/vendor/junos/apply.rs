@@ -207,6 +207,13 @@ fn expand_member(m: &str, known_names: &BTreeSet<String>) -> Result<Vec<String>,
         }
         return Ok(out);
     }
+    // `*` as the last number: ports 0 to 47, whatever the port count of the device [V Juniper
+    // "Interface Ranges for Physical Interfaces": "`*` — all: sequential interfaces from 0 to 47"].
+    if let Some(pre) = m.strip_suffix("/*")
+        && !pre.contains('*')
+    {
+        return Ok((0..=47).map(|n| format!("{pre}/{n}")).collect());
+    }
     if m.contains('*') {
         let hit: Vec<String> = known_names.iter().filter(|n| glob(m, n)).cloned().collect();
         if hit.is_empty() {
@@ -253,7 +260,11 @@ fn breakout_parent<'a>(
         return Some(s);
     }
     let sub = format!("{name}:");
-    if names.range(sub.clone()..).next().is_some_and(|n| n.starts_with(&sub)) {
+    if names
+        .range(sub.clone()..)
+        .next()
+        .is_some_and(|n| n.starts_with(&sub))
+    {
         return c.src.as_ref();
     }
     None
@@ -359,9 +370,10 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
     for ci in &cos.ifs {
         if !ci.pattern.contains('*')
             && !all.iter().any(|(n, _, _)| *n == ci.pattern)
-            && !cfg.interfaces.get(&ci.pattern).is_some_and(|c| {
-                c.sub_ports.as_ref().is_some_and(|n| n.v > 1)
-            })
+            && !cfg
+                .interfaces
+                .get(&ci.pattern)
+                .is_some_and(|c| c.sub_ports.as_ref().is_some_and(|n| n.v > 1))
             && !chassis_parent(&ci.pattern)
         {
             let c = IfConf {
@@ -938,6 +950,7 @@ mod tests {
         assert!(expand_range("et-0/0/4", "et-0/0/2").is_err());
         assert!(expand_member("et-0/0/[a-c]", &none).is_err());
         assert!(expand_member("xe-*", &none).is_err());
+        assert_eq!(expand_member("xe-0/1/*", &none).map(|v| v.len()), Ok(48));
     }
 
     #[test]

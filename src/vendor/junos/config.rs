@@ -292,7 +292,11 @@ impl Config {
         // Aliases first: classifiers may name them before they are defined.
         for s in stmts.iter().filter(|s| s.active) {
             if let ["class-of-service", "code-point-aliases", ty, name, bits] = s.w()[..] {
-                let width = if ty == "dscp" || ty == "dscp-ipv6" { 6 } else { 3 };
+                let width = if ty == "dscp" || ty == "dscp-ipv6" {
+                    6
+                } else {
+                    3
+                };
                 if bits.len() == width
                     && let Ok(v) = u8::from_str_radix(bits, 2)
                 {
@@ -322,7 +326,10 @@ impl Config {
             ["interfaces", "interface-range", name, rest @ ..] => {
                 let r = self.ranges.entry(name.to_string()).or_default();
                 match rest {
-                    ["member", m] => r.members.push((m.to_string(), src.clone())),
+                    // `et-0/0/[0-7]` comes split at its brackets (see `tree::words`).
+                    ["member", m @ ..] if !m.is_empty() => {
+                        r.members.push((m.concat(), src.clone()))
+                    }
                     ["member-range", a, "to", b] => {
                         r.member_ranges
                             .push((a.to_string(), b.to_string(), src.clone()))
@@ -335,7 +342,15 @@ impl Config {
                 if_stmt(c, rest, src);
             }
             ["class-of-service", rest @ ..] => self.cos_stmt(rest, src),
-            ["chassis", "fpc", f, "pic", p, port @ ("port" | "port-range"), rest @ ..] => {
+            [
+                "chassis",
+                "fpc",
+                f,
+                "pic",
+                p,
+                port @ ("port" | "port-range"),
+                rest @ ..,
+            ] => {
                 // `port N channel-speed S` / `port-range A B channel-speed S` /
                 // `port N number-of-sub-ports K`
                 let (lo, hi, what) = match (*port, rest) {

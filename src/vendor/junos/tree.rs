@@ -3,7 +3,10 @@
 //!
 //! Curly-brace files nest by braces: a line ending in `{` opens a block, `}` closes it, a line
 //! ending in `;` is a leaf. Indentation is not trusted (pasted configlets lose it), and a file
-//! cut short of its closing braces keeps every statement it has. `inactive: ` before a
+//! cut short of its closing braces keeps every statement it has and says where: the innermost
+//! block left open is reported with its line (only a configlet's `class-of-service {` wrapper may
+//! stay open). Blocks deeper than `MAX_DEPTH` are counted, not read, so that memory stays linear
+//! in the file size whatever the nesting. `inactive: ` before a
 //! statement or block keeps it in the config without applying it, for everything below too.
 //! The set form (`show configuration | display set`) already holds full paths; its
 //! `deactivate <path>` lines mark the statements under that path inactive. Lists may be written
