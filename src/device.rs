@@ -206,7 +206,18 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
             .map(|(_, u)| u.clone())
             .collect();
         let mut status = o.parsed.status;
-        if status == ParseStatus::Passed && !undefined.is_empty() {
+        let mut unrecognized = o.parsed.unrecognized.clone();
+        unrecognized.extend(
+            notes
+                .unread
+                .iter()
+                .filter(|(k, _)| *k == i)
+                .map(|(_, u)| u.clone()),
+        );
+        unrecognized.sort_by_key(|u| u.line);
+        if status == ParseStatus::Passed
+            && (!undefined.is_empty() || unrecognized.len() > o.parsed.unrecognized.len())
+        {
             status = ParseStatus::Partial;
         }
         undefined.extend(
@@ -226,7 +237,7 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
                 concrete[i].clone()
             },
             status,
-            unrecognized: o.parsed.unrecognized.clone(),
+            unrecognized,
             undefined,
             error: o.parsed.error.clone(),
         });

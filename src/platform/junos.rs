@@ -6,8 +6,14 @@
 //! the statements into typed definitions; `apply` resolves them into the model with the Junos
 //! defaults (classifier → forwarding class → queue, congestion-notification profiles for PFC and
 //! the PFC watchdog, scheduler maps with ECN drop profiles, wildcard class-of-service interfaces,
-//! media MTU normalized to the IP MTU); `show` reads `show interfaces` and `show lldp
+//! media MTU normalized to the IP MTU, − 18 on `vlan-tagging` ports; interface ranges expanded,
+//! breakout parents replaced by their sub-ports); `show` reads `show interfaces` and `show lldp
 //! neighbors`, whose facts replace defaults but never a value the config states.
+//!
+//! What the engine recognized but this module cannot read is reported as an unread line of the
+//! file (`BuildNotes::unread`), which makes it `partial`: a block never closed (the file was cut),
+//! a set-form last line without its line end, blocks nested beyond `tree::MAX_DEPTH`, and range
+//! members that cannot be expanded.
 
 mod apply;
 mod config;
@@ -15,27 +21,42 @@ mod show;
 mod tree;
 
 use super::{BuildNotes, Output};
-use crate::model::{Device, UndefinedRef};
+use crate::model::{Device, UndefinedRef, Unrecognized};
 
-/// Command ids of vendor-parsers/junos.toml that hold configuration, and whether the output is
-/// the [edit class-of-service] hierarchy printed relative to itself.
-const CONFIG_IDS: &[(&str, bool)] = &[
-    ("show-configuration", false),
-    ("show-configuration-set", false),
-    ("show-configuration-class-of-service", true),
-    ("class-of-service", true),
+/// Command ids of vendor-parsers/junos.toml that hold configuration, whether the output is the
+/// [edit class-of-service] hierarchy printed relative to itself, and how it may end.
+const CONFIG_IDS: &[(&str, bool, tree::Form)] = &[
+    ("show-configuration", false, tree::Form::Whole),
+    ("show-configuration-set", false, tree::Form::Whole),
+    (
+        "show-configuration-class-of-service",
+        true,
+        tree::Form::Whole,
+    ),
+    ("class-of-service", true, tree::Form::Configlet),
 ];
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = BuildNotes::default();
     let mut cfg = config::Config::default();
-    for (id, relative) in CONFIG_IDS {
+    let unread = |file: &str, line: u32, text: String, notes: &mut BuildNotes| {
+        if let Some(oi) = outs.iter().position(|o| &*o.file == file) {
+            notes.unread.push((oi, Unrecognized { line, text }));
+        }
+    };
+    for (id, relative, form) in CONFIG_IDS {
         for o in outs.iter().filter(|o| o.cmd.id == *id) {
-            cfg.read(tree::statements(o, *relative));
+            let (stmts, cut) = tree::statements(o, *relative, *form);
+            for (line, text) in cut {
+                unread(&o.file, line, text, &mut notes);
+            }
+            cfg.read(stmts);
         }
     }
     if cfg.seen {
-        apply::apply(dev, &cfg);
+        for (src, why) in apply::apply(dev, &cfg) {
+            unread(&src.file, src.line, why, &mut notes);
+        }
         for (kind, name, src) in undefined_refs(&cfg) {
             if let Some(oi) = outs.iter().position(|o| o.file == src.file) {
                 notes.undefined.push((
@@ -77,6 +98,8 @@ fn undefined_refs(cfg: &config::Config) -> Vec<(&'static str, String, crate::mod
             "congestion-notification-profile" => cos.cnps.contains_key(name),
             "forwarding-class-set" => cos.fc_sets.contains_key(name),
             "traffic-control-profile" => cos.tcps.contains_key(name),
+            // Pushed only when the name is neither a user alias nor a Junos default one.
+            "code-point-alias" => false,
             "classifier" | "rewrite-rule" => {
                 let (ty, n) = name.split_once(' ').unwrap_or(("", name));
                 let map = if *kind == "classifier" {

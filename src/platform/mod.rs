@@ -47,6 +47,10 @@ pub struct BuildNotes {
     /// are listed with the file's undefined references, but the file, fully understood, keeps
     /// its status.
     pub unresolved: Vec<(usize, UndefinedRef)>,
+    /// Lines the platform module could not read although the engine recognized them (a block
+    /// never closed, nesting too deep, a range it cannot expand): (output index, line, why).
+    /// They join the file's unrecognized lines and make it `partial`.
+    pub unread: Vec<(usize, crate::model::Unrecognized)>,
 }
 
 /// Fill `dev` from its outputs with the platform's module.

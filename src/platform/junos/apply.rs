@@ -32,10 +32,17 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Default media MTU of Ethernet ports: 1514 = IP MTU 1500 + 14 bytes of Ethernet header (the
 /// FCS is not counted) [V Juniper "Media MTU and Protocol MTU"; EX/QFX default 1514].
 const DEFAULT_IP_MTU: u32 = 1500;
-/// Media MTU − IP MTU on Ethernet: the 14-byte header [V Juniper encapsulation overhead table,
-/// "Ethernet version 2: 14"]. A VLAN tag does not lower the protocol MTU: the corpus
-/// `show interfaces` shows a VLAN-tagged unit with media MTU 1514 and `Protocol inet, MTU: 1500`.
+/// Media MTU − IP MTU on Ethernet: the 14-byte header, 18 bytes with one 802.1Q tag
+/// (`vlan-tagging`, `flexible-vlan-tagging`): "Default IP MTU = media MTU − encapsulation
+/// overhead", with overheads "Ethernet version 2: 14" and "802.1Q/Ethernet version 2: 18"
+/// [V Juniper, "Configuring the Media MTU", table "Encapsulation Overhead by Encapsulation
+/// Type", https://www.juniper.net/documentation/en_US/junos13.2/topics/usage-guidelines/interfaces-configuring-the-media-mtu.html;
+/// the same table in "Network Interfaces for EX4300 Switches", Juniper 2015]. Without a
+/// configured media MTU the IP MTU keeps its own default of 1500 on a tagged port too: the
+/// corpus `show interfaces` (ntc-templates juniper_junos_show_interfaces.raw) shows a
+/// VLAN-tagged unit with media MTU 1514 and `Protocol inet, MTU: 1500`.
 const ETH_HEADER: u32 = 14;
+const ETH_VLAN_HEADER: u32 = 18;
 /// CNP `input cable-length` default: 100 m [V Juniper cable-length (Congestion Notification)].
 const DEFAULT_CABLE_M: f64 = 100.0;
 /// PFC watchdog defaults: poll every 100 ms, stall after 2 polls (200 ms), queue disabled for a
@@ -145,6 +152,7 @@ struct Eff<'c> {
     fc_sets: Vec<&'c (String, At<String>)>,
     classifiers: BTreeMap<&'c str, &'c At<String>>,
     rewrites: BTreeMap<&'c str, &'c At<String>>,
+    fixed_fc: Option<&'c At<String>>,
 }
 
 fn effective<'c>(cos: &'c Cos, names: &[&str]) -> Eff<'c> {
@@ -155,6 +163,9 @@ fn effective<'c>(cos: &'c Cos, names: &[&str]) -> Eff<'c> {
         }
         if ci.cnp.is_some() {
             e.cnp = ci.cnp.as_ref();
+        }
+        if ci.fixed_fc.is_some() {
+            e.fixed_fc = ci.fixed_fc.as_ref();
         }
         if !ci.fc_sets.is_empty() {
             e.fc_sets = ci.fc_sets.iter().collect();
@@ -178,9 +189,12 @@ fn effective<'c>(cos: &'c Cos, names: &[&str]) -> Eff<'c> {
     e
 }
 
-/// Expand an interface-range member: `et-0/0/[0-3]`, a wildcard against the known names, or a
-/// plain name.
-fn expand_member(m: &str, known_names: &BTreeSet<String>) -> Vec<String> {
+/// Most ports one range statement may expand to (a port number beyond any switch's).
+const MAX_RANGE: u32 = 1024;
+
+/// Expand an interface-range member: `et-0/0/[0-3]` (also `[0-3,8]`), a wildcard against the
+/// known names, or a plain name. Err: why it cannot be expanded (reported at its line).
+fn expand_member(m: &str, known_names: &BTreeSet<String>) -> Result<Vec<String>, String> {
     if let (Some(open), Some(close)) = (m.find('['), m.rfind(']'))
         && open < close
     {
@@ -188,34 +202,92 @@ fn expand_member(m: &str, known_names: &BTreeSet<String>) -> Vec<String> {
         let mut out = Vec::new();
         for part in m[open + 1..close].split(',') {
             let (a, b) = part.split_once('-').unwrap_or((part, part));
-            if let (Ok(a), Ok(b)) = (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
-                out.extend((a..=b.min(a + 1024)).map(|n| format!("{pre}{n}{post}")));
+            match (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
+                (Ok(a), Ok(b)) if a <= b && b - a < MAX_RANGE => {
+                    out.extend((a..=b).map(|n| format!("{pre}{n}{post}")))
+                }
+                _ => {
+                    return Err(format!(
+                        "[{part}] is not a range of port numbers (at most {MAX_RANGE})"
+                    ));
+                }
             }
         }
-        return out;
+        return Ok(out);
+    }
+    // `*` as the last number: ports 0 to 47, whatever the port count of the device [V Juniper
+    // "Interface Ranges for Physical Interfaces": "`*` — all: sequential interfaces from 0 to 47"].
+    if let Some(pre) = m.strip_suffix("/*")
+        && !pre.contains('*')
+    {
+        return Ok((0..=47).map(|n| format!("{pre}/{n}")).collect());
     }
     if m.contains('*') {
-        return known_names.iter().filter(|n| glob(m, n)).cloned().collect();
+        let hit: Vec<String> = known_names.iter().filter(|n| glob(m, n)).cloned().collect();
+        if hit.is_empty() {
+            return Err("the wildcard matches no interface the configuration names".into());
+        }
+        return Ok(hit);
     }
-    vec![m.to_string()]
+    Ok(vec![m.to_string()])
 }
 
-/// `member-range et-0/0/0 to et-0/0/3`: same prefix, last number counts.
-fn expand_range(a: &str, b: &str) -> Vec<String> {
+/// `member-range et-0/0/0 to et-0/0/3`: same prefix, last number counts. Err: why not.
+fn expand_range(a: &str, b: &str) -> Result<Vec<String>, String> {
     let split = |s: &str| -> Option<(String, u32)> {
         let pos = s.rfind(|c: char| !c.is_ascii_digit())? + 1;
         Some((s[..pos].to_string(), s[pos..].parse().ok()?))
     };
     match (split(a), split(b)) {
-        (Some((pa, x)), Some((pb, y))) if pa == pb && x <= y => {
-            (x..=y.min(x + 1024)).map(|n| format!("{pa}{n}")).collect()
+        (Some((pa, x)), Some((pb, y))) if pa == pb && x <= y && y - x < MAX_RANGE => {
+            Ok((x..=y).map(|n| format!("{pa}{n}")).collect())
         }
-        _ => vec![a.to_string(), b.to_string()],
+        _ => Err(format!(
+            "{a} to {b}: the ends must differ only in a last number that grows (by at most {MAX_RANGE}); the ports between them are not known"
+        )),
     }
 }
 
-/// Physical and aggregate interfaces with their range statements merged in.
-fn interfaces(cfg: &Config) -> BTreeMap<String, IfConf> {
+/// Breakout parent: a physical port split into sub-ports (`et-0/0/8` of `et-0/0/8:0`..`:3`),
+/// by `number-of-sub-ports`, by [edit chassis ... port N channel-speed], or because a sub-port
+/// of it is configured. Returns the line that says so.
+fn breakout_parent<'a>(
+    name: &str,
+    c: &'a IfConf,
+    cfg: &'a Config,
+    names: &BTreeSet<String>,
+) -> Option<&'a Src> {
+    if kind_of(name) != "ethernet" || name.contains(':') {
+        return None;
+    }
+    if let Some(n) = c.sub_ports.as_ref().filter(|n| n.v > 1) {
+        return Some(&n.src);
+    }
+    let fpn = name.split_once('-').map(|(_, f)| f)?;
+    if let Some(s) = cfg.chassis_breakout.get(fpn) {
+        return Some(s);
+    }
+    let sub = format!("{name}:");
+    if names
+        .range(sub.clone()..)
+        .next()
+        .is_some_and(|n| n.starts_with(&sub))
+    {
+        return c.src.as_ref();
+    }
+    None
+}
+
+/// Physical and aggregate interfaces with their range statements merged in, without breakout
+/// parents (their sub-ports are the ports; a parent's `speed` is each sub-port's [V Juniper
+/// "Configure Port Speed": `number-of-sub-ports` is "the number of logical interfaces you want
+/// to create on a physical port",
+/// https://www.juniper.net/documentation/us/en/software/junos/interfaces-ethernet/topics/topic-map/configure-port.html;
+/// `channel-speed` under [edit chassis fpc F pic P port N | port-range A B] channelizes a port,
+/// "Port Settings", https://www.juniper.net/documentation/us/en/software/junos/interfaces-ethernet-switches/topics/topic-map/switches-interface-port.html]),
+/// and the range members that cannot be expanded (line, why).
+fn interfaces(cfg: &Config) -> (BTreeMap<String, IfConf>, Vec<(Src, String)>) {
+    let mut notes = Vec::new();
     let mut out: BTreeMap<String, IfConf> = cfg
         .interfaces
         .iter()
@@ -224,16 +296,37 @@ fn interfaces(cfg: &Config) -> BTreeMap<String, IfConf> {
         .collect();
     let known_names: BTreeSet<String> = out.keys().cloned().collect();
     for r in cfg.ranges.values() {
-        let mut members: Vec<String> = r
-            .members
-            .iter()
-            .flat_map(|m| expand_member(m, &known_names))
-            .collect();
-        for (a, b) in &r.member_ranges {
-            members.extend(expand_range(a, b));
+        let mut members: Vec<String> = Vec::new();
+        for (m, src) in &r.members {
+            match expand_member(m, &known_names) {
+                Ok(v) => members.extend(v),
+                Err(why) => notes.push((src.clone(), format!("member {m} ({why})"))),
+            }
+        }
+        for (a, b, src) in &r.member_ranges {
+            match expand_range(a, b) {
+                Ok(v) => members.extend(v),
+                Err(why) => notes.push((src.clone(), format!("member-range {why}"))),
+            }
         }
         for m in members {
             out.entry(m).or_default().inherit(&r.conf);
+        }
+    }
+    // Breakout parents leave the port list; their sub-ports inherit the per-sub-port speed.
+    let names: BTreeSet<String> = out.keys().cloned().collect();
+    let parents: Vec<(String, IfConf)> = out
+        .iter()
+        .filter(|(n, c)| breakout_parent(n, c, cfg, &names).is_some())
+        .map(|(n, c)| (n.clone(), c.clone()))
+        .collect();
+    for (p, pc) in &parents {
+        out.remove(p);
+        let sub = format!("{p}:");
+        for (_, c) in out.iter_mut().filter(|(n, _)| n.starts_with(&sub)) {
+            if c.speed.is_none() {
+                c.speed.clone_from(&pc.speed);
+            }
         }
     }
     // A member link of an aggregate carries the aggregate's frames: its MTU is the ae's.
@@ -249,22 +342,33 @@ fn interfaces(cfg: &Config) -> BTreeMap<String, IfConf> {
         {
             c.mtu.clone_from(&p.mtu);
             c.inet_mtu.clone_from(&p.inet_mtu);
+            if c.vlan_tagging.is_none() {
+                c.vlan_tagging.clone_from(&p.vlan_tagging);
+            }
         }
     }
-    out
+    (out, notes)
 }
 
 fn src_or(a: Option<Src>, b: &Src) -> Src {
     a.unwrap_or_else(|| b.clone())
 }
 
-pub(super) fn apply(dev: &mut Device, cfg: &Config) {
+/// Fill the model from the configuration; returns the statements that could not be applied
+/// (line, why), which the file reports as unread.
+pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
     if let Some(v) = &cfg.version {
         dev.os_version = known(v.v.clone(), &v.src);
     }
     let cos = &cfg.cos;
     let fcs = fc_table(cos);
-    let ifs = interfaces(cfg);
+    let (ifs, notes) = interfaces(cfg);
+    let chassis_parent = |n: &str| {
+        n.split_once('-')
+            .is_some_and(|(_, fpn)| cfg.chassis_breakout.contains_key(fpn))
+            && !n.contains(':')
+            && kind_of(n) == "ethernet"
+    };
     let mut policies: BTreeSet<String> = BTreeSet::new();
     let mut lag_members: BTreeMap<String, Vec<String>> = BTreeMap::new();
     // Ports named only under [edit class-of-service interfaces] (a class-of-service stanza on
@@ -272,7 +376,14 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) {
     let mut all: Vec<(String, IfConf, bool)> =
         ifs.into_iter().map(|(n, c)| (n, c, false)).collect();
     for ci in &cos.ifs {
-        if !ci.pattern.contains('*') && !all.iter().any(|(n, _, _)| *n == ci.pattern) {
+        if !ci.pattern.contains('*')
+            && !all.iter().any(|(n, _, _)| *n == ci.pattern)
+            && !cfg
+                .interfaces
+                .get(&ci.pattern)
+                .is_some_and(|c| c.sub_ports.as_ref().is_some_and(|n| n.v > 1))
+            && !chassis_parent(&ci.pattern)
+        {
             let c = IfConf {
                 src: ci.src.clone(),
                 ..Default::default()
@@ -320,9 +431,14 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) {
                 Some(m) => known(m.v, &m.src),
                 None => default_of(DEFAULT_IP_MTU + ETH_HEADER, Some(&dflt)),
             };
+            let header = if c.vlan_tagging.is_some() {
+                ETH_VLAN_HEADER
+            } else {
+                ETH_HEADER
+            };
             i.mtu = match (&c.inet_mtu, &c.mtu) {
                 (Some(m), _) => known(m.v, &m.src),
-                (None, Some(m)) => known(m.v.saturating_sub(ETH_HEADER), &m.src),
+                (None, Some(m)) => known(m.v.saturating_sub(header), &m.src),
                 (None, None) => default_of(DEFAULT_IP_MTU, Some(&dflt)),
             };
         }
@@ -380,6 +496,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) {
             dev.qos.policies.push(p);
         }
     }
+    notes
 }
 
 /// The forwarding class (and loss priority) a DSCP value is classified to on a port.
@@ -458,6 +575,7 @@ fn port_qos(
     // Layer 2 (ethernet-switching) ones [R Junos "Understanding Default CoS Scheduling and
     // Classification"].
     i.trust = match (dscp_cls, ieee_cls) {
+        _ if e.fixed_fc.is_some() => e.fixed_fc.and_then(|f| known("port".to_string(), &f.src)),
         (Some(d), Some(_)) => known("both".to_string(), &d.src),
         (Some(d), None) => known("dscp".to_string(), &d.src),
         (None, Some(p)) => known("pcp".to_string(), &p.src),
@@ -466,7 +584,23 @@ fn port_qos(
             default_of(if l2 { "pcp" } else { "dscp" }.to_string(), dflt)
         }
     };
-    let cl = classify(cos, dscp_cls);
+    let cl = match (e.fixed_fc, dscp_cls) {
+        // Fixed classification: every packet of the interface to one class, whatever its code
+        // point.
+        (Some(f), None) => Classification {
+            fc: (0..64).map(|_| (f.v.clone(), "low".to_string())).collect(),
+            src: Some(f.src.clone()),
+            undefined: false,
+        },
+        // A fixed class and a DSCP classifier on the same port: which one wins is not read
+        // here, so the DSCP map stays unknown.
+        (Some(_), Some(_)) => Classification {
+            fc: Vec::new(),
+            src: None,
+            undefined: true,
+        },
+        (None, _) => classify(cos, dscp_cls),
+    };
     if let Some(a) = dscp_cls.filter(|_| !cl.undefined) {
         policies.insert(format!("classifier dscp {}", a.v));
     }
@@ -807,12 +941,25 @@ mod tests {
         let none = BTreeSet::new();
         assert_eq!(
             expand_member("et-0/0/[0-2]", &none),
-            vec!["et-0/0/0", "et-0/0/1", "et-0/0/2"]
+            Ok(vec![
+                "et-0/0/0".to_string(),
+                "et-0/0/1".to_string(),
+                "et-0/0/2".to_string()
+            ])
         );
         assert_eq!(
             expand_range("et-0/0/2", "et-0/0/4"),
-            vec!["et-0/0/2", "et-0/0/3", "et-0/0/4"]
+            Ok(vec![
+                "et-0/0/2".to_string(),
+                "et-0/0/3".to_string(),
+                "et-0/0/4".to_string()
+            ])
         );
+        assert!(expand_range("et-0/0/4", "et-0/1/2").is_err());
+        assert!(expand_range("et-0/0/4", "et-0/0/2").is_err());
+        assert!(expand_member("et-0/0/[a-c]", &none).is_err());
+        assert!(expand_member("xe-*", &none).is_err());
+        assert_eq!(expand_member("xe-0/1/*", &none).map(|v| v.len()), Ok(48));
     }
 
     #[test]

@@ -43,6 +43,8 @@ pub(super) struct IfConf {
     pub(super) tx_buffers: Option<At<bool>>,
     /// Families configured on unit 0 (or the first unit): inet, ethernet-switching, ...
     pub(super) families: Vec<String>,
+    /// `number-of-sub-ports N;`: the port is a breakout parent.
+    pub(super) sub_ports: Option<At<u32>>,
 }
 
 impl IfConf {
@@ -66,14 +68,16 @@ impl IfConf {
         if self.families.is_empty() {
             self.families.clone_from(&base.families);
         }
+        keep(&mut self.sub_ports, &base.sub_ports);
     }
 }
 
 #[derive(Debug, Clone, Default)]
 pub(super) struct Range {
-    /// Member names as written (`et-0/0/[0-3]`, `et-0/0/*`) and `member-range A to B` pairs.
-    pub(super) members: Vec<String>,
-    pub(super) member_ranges: Vec<(String, String)>,
+    /// Member names as written (`et-0/0/[0-3]`, `et-0/0/*`) and `member-range A to B` pairs,
+    /// each with its line (a member that cannot be expanded is reported there).
+    pub(super) members: Vec<(String, Src)>,
+    pub(super) member_ranges: Vec<(String, String, Src)>,
     pub(super) conf: IfConf,
 }
 
@@ -147,6 +151,8 @@ pub(super) struct CosIf {
     /// Classifier type (dscp, ieee-802.1, ...) → name, on unit 0 / unit *.
     pub(super) classifiers: BTreeMap<String, At<String>>,
     pub(super) rewrites: BTreeMap<String, At<String>>,
+    /// Fixed classification (`forwarding-class NAME` on the interface or unit 0 / `unit *`).
+    pub(super) fixed_fc: Option<At<String>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -160,8 +166,9 @@ pub(super) struct Cos {
     pub(super) fcs: BTreeMap<String, Fc>,
     pub(super) classifiers: BTreeMap<(String, String), CodeMap>,
     pub(super) rewrites: BTreeMap<(String, String), CodeMap>,
-    /// User DSCP aliases (`code-point-aliases dscp NAME BITS`).
-    pub(super) dscp_aliases: BTreeMap<String, u8>,
+    /// User code-point aliases by code-point type (`code-point-aliases dscp NAME BITS`):
+    /// dscp, dscp-ipv6, ieee-802.1, exp, inet-precedence.
+    pub(super) aliases: BTreeMap<String, BTreeMap<String, u8>>,
     pub(super) drop_profiles: BTreeMap<String, DropProfile>,
     pub(super) schedulers: BTreeMap<String, Scheduler>,
     pub(super) scheduler_maps: BTreeMap<String, SchedMap>,
@@ -184,6 +191,9 @@ pub(super) struct Config {
     /// disable`: (interface or "all", src).
     pub(super) dcbx_no_autoneg: Vec<(String, Src)>,
     pub(super) dcbx_if_disable: Vec<(String, Src)>,
+    /// Channelized ports of [edit chassis fpc F pic P port N | port-range A B] (`channel-speed`,
+    /// `number-of-sub-ports`): "F/P/N" → the line.
+    pub(super) chassis_breakout: BTreeMap<String, Src>,
     /// Statements that do not apply (`inactive:` / `deactivate`), for citing.
     pub(super) inactive: Vec<Stmt>,
     /// (kind, name, src) of every reference, checked once everything is read.
@@ -256,18 +266,46 @@ pub(super) fn ieee_of(v: &str) -> Option<u8> {
     Some(n)
 }
 
+/// A code point of type `ty` (dscp, dscp-ipv6: 6 bits; ieee-802.1, exp, inet-precedence: 3
+/// bits) from bits, a user alias of that type, or a Junos default alias.
+pub(super) fn code_point(
+    ty: &str,
+    v: &str,
+    aliases: &BTreeMap<String, BTreeMap<String, u8>>,
+) -> Option<u8> {
+    let user = aliases.get(ty);
+    if ty == "dscp" || ty == "dscp-ipv6" {
+        return dscp_of(v, user.unwrap_or(&BTreeMap::new()));
+    }
+    if let Some(a) = user.and_then(|u| u.get(v)) {
+        return Some(*a);
+    }
+    ieee_of(v)
+}
+
 fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
     s.parse().ok()
 }
 
 impl Config {
     pub(super) fn read(&mut self, stmts: Vec<Stmt>) {
-        // DSCP aliases first: classifiers may name them before they are defined.
+        // Aliases first: classifiers may name them before they are defined.
         for s in stmts.iter().filter(|s| s.active) {
-            if let ["class-of-service", "code-point-aliases", "dscp", name, bits] = s.w()[..]
-                && let Some(v) = dscp_of(bits, &BTreeMap::new())
-            {
-                self.cos.dscp_aliases.insert(name.to_string(), v);
+            if let ["class-of-service", "code-point-aliases", ty, name, bits] = s.w()[..] {
+                let width = if ty == "dscp" || ty == "dscp-ipv6" {
+                    6
+                } else {
+                    3
+                };
+                if bits.len() == width
+                    && let Ok(v) = u8::from_str_radix(bits, 2)
+                {
+                    self.cos
+                        .aliases
+                        .entry(ty.to_string())
+                        .or_default()
+                        .insert(name.to_string(), v);
+                }
             }
         }
         for s in stmts {
@@ -288,9 +326,13 @@ impl Config {
             ["interfaces", "interface-range", name, rest @ ..] => {
                 let r = self.ranges.entry(name.to_string()).or_default();
                 match rest {
-                    ["member", m] => r.members.push(m.to_string()),
+                    // `et-0/0/[0-7]` comes split at its brackets (see `tree::words`).
+                    ["member", m @ ..] if !m.is_empty() => {
+                        r.members.push((m.concat(), src.clone()))
+                    }
                     ["member-range", a, "to", b] => {
-                        r.member_ranges.push((a.to_string(), b.to_string()))
+                        r.member_ranges
+                            .push((a.to_string(), b.to_string(), src.clone()))
                     }
                     _ => if_stmt(&mut r.conf, rest, src),
                 }
@@ -300,6 +342,35 @@ impl Config {
                 if_stmt(c, rest, src);
             }
             ["class-of-service", rest @ ..] => self.cos_stmt(rest, src),
+            [
+                "chassis",
+                "fpc",
+                f,
+                "pic",
+                p,
+                port @ ("port" | "port-range"),
+                rest @ ..,
+            ] => {
+                // `port N channel-speed S` / `port-range A B channel-speed S` /
+                // `port N number-of-sub-ports K`
+                let (lo, hi, what) = match (*port, rest) {
+                    ("port", [n, what @ ..]) => (num::<u32>(n), num::<u32>(n), what),
+                    ("port-range", [a, b, what @ ..]) => (num::<u32>(a), num::<u32>(b), what),
+                    _ => return,
+                };
+                let channelized = match what {
+                    ["channel-speed", _] => true,
+                    ["number-of-sub-ports", k] => num::<u32>(k).is_some_and(|k| k > 1),
+                    _ => false,
+                };
+                if let (Some(lo), Some(hi), true) = (lo, hi, channelized) {
+                    for n in lo..=hi.min(lo + 256) {
+                        self.chassis_breakout
+                            .entry(format!("{f}/{p}/{n}"))
+                            .or_insert_with(|| src.clone());
+                    }
+                }
+            }
             ["protocols", "dcbx", rest @ ..] => match rest {
                 ["disable"] => self.dcbx_disable = Some(src.clone()),
                 [
@@ -358,7 +429,7 @@ impl Config {
                 rest @ ..,
             ] => {
                 let is_classifier = *kind == "classifiers";
-                let aliases = cos.dscp_aliases.clone();
+                let aliases = cos.aliases.clone();
                 let map = if is_classifier {
                     &mut cos.classifiers
                 } else {
@@ -377,14 +448,18 @@ impl Config {
                         vs @ ..,
                     ] => {
                         for v in values(vs) {
-                            let code = if *ty == "ieee-802.1" {
-                                ieee_of(v)
-                            } else {
-                                dscp_of(v, &aliases)
-                            };
-                            if let Some(c) = code {
-                                m.entries
-                                    .push((c, fc.to_string(), lp.to_string(), src.clone()));
+                            match code_point(ty, v, &aliases) {
+                                Some(c) => {
+                                    m.entries
+                                        .push((c, fc.to_string(), lp.to_string(), src.clone()))
+                                }
+                                // Neither bits nor a known alias: Junos refuses to commit it;
+                                // reported, never dropped silently.
+                                None => self.refs.push((
+                                    "code-point-alias",
+                                    format!("{ty} {v}"),
+                                    src.clone(),
+                                )),
                             }
                         }
                         self.refs
@@ -444,7 +519,7 @@ impl Config {
             ["congestion-notification-profile", name, rest @ ..] => {
                 let c = cos.cnps.entry(name.to_string()).or_default();
                 c.src.get_or_insert_with(|| src.clone());
-                cnp_stmt(c, rest, src, &cos.dscp_aliases);
+                cnp_stmt(c, rest, src, &cos.aliases, &mut self.refs);
             }
             ["scheduler-maps", name, rest @ ..] => {
                 let m = cos.scheduler_maps.entry(name.to_string()).or_default();
@@ -558,12 +633,18 @@ impl Config {
                         self.refs
                             .push(("traffic-control-profile", tcp.to_string(), src.clone()));
                     }
+                    ["forwarding-class", fc] | ["unit", "0" | "*", "forwarding-class", fc] => {
+                        ci.fixed_fc = at(fc.to_string(), src);
+                        self.refs
+                            .push(("forwarding-class", fc.to_string(), src.clone()));
+                    }
                     [
                         "unit",
                         unit,
                         kind @ ("classifiers" | "rewrite-rules"),
                         ty,
                         name,
+                        ..,
                     ] => {
                         // Logical-interface QoS of unit 0 or `unit *` stands for the port.
                         if *unit != "0" && *unit != "*" {
@@ -598,7 +679,13 @@ impl Config {
     }
 }
 
-fn cnp_stmt(c: &mut Cnp, w: &[&str], src: &Src, aliases: &BTreeMap<String, u8>) {
+fn cnp_stmt(
+    c: &mut Cnp,
+    w: &[&str],
+    src: &Src,
+    aliases: &BTreeMap<String, BTreeMap<String, u8>>,
+    refs: &mut Vec<(&'static str, String, Src)>,
+) {
     match w {
         ["input", "cable-length", m] => c.cable_m = num(m).and_then(|m| at(m, src)),
         [
@@ -615,12 +702,14 @@ fn cnp_stmt(c: &mut Cnp, w: &[&str], src: &Src, aliases: &BTreeMap<String, u8>) 
                 return;
             }
             for cp in cps {
-                if *ty == "dscp" {
-                    if let Some(d) = dscp_of(cp, aliases) {
+                match code_point(ty, cp, aliases) {
+                    Some(d) if *ty == "dscp" => {
                         c.dscp_pfc.entry(d).or_insert_with(|| src.clone());
                     }
-                } else if let Some(p) = ieee_of(cp) {
-                    c.ieee_pfc.entry(p).or_insert_with(|| src.clone());
+                    Some(p) => {
+                        c.ieee_pfc.entry(p).or_insert_with(|| src.clone());
+                    }
+                    None => refs.push(("code-point-alias", format!("{ty} {cp}"), src.clone())),
                 }
             }
         }
@@ -632,7 +721,7 @@ fn cnp_stmt(c: &mut Cnp, w: &[&str], src: &Src, aliases: &BTreeMap<String, u8>) 
             "flow-control-queue",
             qs @ ..,
         ] => {
-            if let Some(p) = ieee_of(cp) {
+            if let Some(p) = code_point("ieee-802.1", cp, aliases) {
                 let e = c.output.entry(p).or_insert_with(|| At {
                     v: Vec::new(),
                     src: src.clone(),
@@ -663,6 +752,7 @@ fn if_stmt(c: &mut IfConf, w: &[&str], src: &Src) {
         ["speed", s] | ["ether-options" | "gigether-options", "speed", s] => {
             c.speed = at(crate::platform::util::speed_gbps(s), src)
         }
+        ["number-of-sub-ports", n] => c.sub_ports = num(n).and_then(|n| at(n, src)),
         ["ether-options" | "gigether-options", rest @ ..] => match rest {
             ["802.3ad", ae] => c.lag = at(ae.to_string(), src),
             ["flow-control"] => c.flow_control = at(true, src),

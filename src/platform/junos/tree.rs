@@ -3,7 +3,10 @@
 //!
 //! Curly-brace files nest by braces: a line ending in `{` opens a block, `}` closes it, a line
 //! ending in `;` is a leaf. Indentation is not trusted (pasted configlets lose it), and a file
-//! cut short of its closing braces keeps every statement it has. `inactive: ` before a
+//! cut short of its closing braces keeps every statement it has and says where: the innermost
+//! block left open is reported with its line (only a configlet's `class-of-service {` wrapper may
+//! stay open). Blocks deeper than `MAX_DEPTH` are counted, not read, so that memory stays linear
+//! in the file size whatever the nesting. `inactive: ` before a
 //! statement or block keeps it in the config without applying it, for everything below too.
 //! The set form (`show configuration | display set`) already holds full paths; its
 //! `deactivate <path>` lines mark the statements under that path inactive. Lists may be written
@@ -84,28 +87,59 @@ fn clean(raw: &str) -> &str {
     }
 }
 
-/// The statements of one configuration output. `cos_relative`: the output is the
+/// Blocks nested deeper than this are not read: no Junos hierarchy comes near it (the deepest
+/// paths, under `routing-instances ... protocols`, `firewall ... term` or `class-of-service
+/// congestion-notification-profile`, are about 10 levels), and keeping full paths of deeper
+/// blocks would make memory grow with the square of the depth.
+pub(super) const MAX_DEPTH: usize = 64;
+
+/// How a configuration output may legitimately end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Form {
+    /// A whole configuration (or the class-of-service hierarchy): every block closes.
+    Whole,
+    /// A configlet as operators keep it: only the outer `class-of-service {` wrapper may be left
+    /// open (vendor examples and Apstra configlets end there).
+    Configlet,
+}
+
+/// What the walk could not read: a line and why (added to the file's unrecognized lines).
+pub(super) type Unread = (u32, String);
+
+/// The statements of one configuration output, and the lines that make the file incomplete (a
+/// block never closed, a cut last line, nesting too deep). `cos_relative`: the output is the
 /// [edit class-of-service] hierarchy printed relative to it (`show configuration
 /// class-of-service`), so statements not already under `class-of-service` are put there.
-pub(super) fn statements(o: &Output, cos_relative: bool) -> Vec<Stmt> {
+pub(super) fn statements(o: &Output, cos_relative: bool, form: Form) -> (Vec<Stmt>, Vec<Unread>) {
     let p = &o.parsed;
     let records: HashSet<u32> = p.records.iter().map(|r| r.line).collect();
     let mut out: Vec<Stmt> = Vec::new();
-    // Open blocks: their words and whether they are inactive.
-    let mut stack: Vec<(Vec<String>, bool)> = Vec::new();
+    let mut unread: Vec<Unread> = Vec::new();
+    // Open blocks: their words, whether they are inactive, and the line that opened them.
+    let mut stack: Vec<(Vec<String>, bool, u32)> = Vec::new();
+    // Blocks opened beyond MAX_DEPTH: only counted, so that their closing braces pair up.
+    let mut too_deep = 0usize;
     let mut deactivated: Vec<Vec<String>> = Vec::new();
+    let mut last_set: Option<u32> = None;
+    let mut last_line = 0u32;
     for (i, raw) in p.text().split('\n').enumerate() {
         let line = (i + 1) as u32;
         let t = clean(raw);
         if t.is_empty() || t.starts_with('#') || t.starts_with("/*") {
             continue;
         }
+        last_line = line;
         if t.starts_with('}') {
-            stack.pop();
+            if too_deep > 0 {
+                too_deep -= 1;
+            } else {
+                stack.pop();
+            }
             continue;
         }
         let is_record = records.contains(&line);
         if let Some(rest) = t.strip_prefix("set ") {
+            last_set = Some(line);
             if is_record {
                 let mut w = words(rest);
                 relative(&mut w, cos_relative);
@@ -118,6 +152,7 @@ pub(super) fn statements(o: &Output, cos_relative: bool) -> Vec<Stmt> {
             continue;
         }
         if let Some(rest) = t.strip_prefix("deactivate ") {
+            last_set = Some(line);
             if is_record {
                 let mut w = words(rest);
                 relative(&mut w, cos_relative);
@@ -137,14 +172,27 @@ pub(super) fn statements(o: &Output, cos_relative: bool) -> Vec<Stmt> {
             // Neither a block nor a leaf (a bare word of a hand-written file): not a statement.
             continue;
         };
-        let own = words(body);
-        let under_inactive = stack.iter().any(|(_, ia)| *ia);
+        if too_deep > 0 || stack.len() >= MAX_DEPTH {
+            if too_deep == 0 && unread.iter().all(|(_, w)| !w.contains("levels deep")) {
+                unread.push((
+                    line,
+                    format!(
+                        "{t} (nested more than {MAX_DEPTH} levels deep: this block and everything below it are not read)"
+                    ),
+                ));
+            }
+            if opens {
+                too_deep += 1;
+            }
+            continue;
+        }
+        let under_inactive = stack.iter().any(|(_, ia, _)| *ia);
         if is_record {
             let mut w: Vec<String> = stack
                 .iter()
-                .flat_map(|(ws, _)| ws.iter().cloned())
+                .flat_map(|(ws, _, _)| ws.iter().cloned())
                 .collect();
-            w.extend(own.iter().cloned());
+            w.extend(words(body));
             relative(&mut w, cos_relative);
             out.push(Stmt {
                 words: w,
@@ -153,8 +201,41 @@ pub(super) fn statements(o: &Output, cos_relative: bool) -> Vec<Stmt> {
             });
         }
         if opens {
-            stack.push((own, inactive));
+            stack.push((words(body), inactive, line));
         }
+    }
+    let wrapper_only = form == Form::Configlet
+        && too_deep == 0
+        && stack.len() == 1
+        && stack[0].0.first().is_some_and(|w| w == "class-of-service");
+    if let Some((ws, _, opened)) = stack.last()
+        && !wrapper_only
+    {
+        unread.push((
+            *opened,
+            format!(
+                "{} {{ (opened at line {opened}, never closed: the file ends inside {} open block{}; cut short?)",
+                ws.join(" "),
+                stack.len() + too_deep,
+                if stack.len() + too_deep == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    // `| display set`: every line is a whole statement, so a cut shows only as a last line
+    // without its line end (its value may be cut: `mtu 92` of `mtu 9216`).
+    let text = p.text();
+    if let Some(l) = last_set
+        && l == last_line
+        && !text.ends_with('\n')
+        && !p.unrecognized.iter().any(|u| u.line == l)
+    {
+        unread.push((
+            l,
+            format!(
+                "{} (last line, no line end: the file may be cut and this value incomplete)",
+                clean(text.rsplit('\n').next().unwrap_or(""))
+            ),
+        ));
     }
     for s in out.iter_mut() {
         if deactivated
@@ -164,7 +245,7 @@ pub(super) fn statements(o: &Output, cos_relative: bool) -> Vec<Stmt> {
             s.active = false;
         }
     }
-    out
+    (out, unread)
 }
 
 fn relative(w: &mut Vec<String>, cos_relative: bool) {
