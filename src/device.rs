@@ -205,8 +205,17 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
             .filter(|(k, _)| *k == i)
             .map(|(_, u)| u.clone())
             .collect();
+        let mut unrecognized = o.parsed.unrecognized.clone();
+        unrecognized.extend(
+            notes
+                .unrecognized
+                .iter()
+                .filter(|(k, _)| *k == i)
+                .map(|(_, u)| u.clone()),
+        );
+        unrecognized.sort_by_key(|u| u.line);
         let mut status = o.parsed.status;
-        if status == ParseStatus::Passed && !undefined.is_empty() {
+        if status == ParseStatus::Passed && (!undefined.is_empty() || !unrecognized.is_empty()) {
             status = ParseStatus::Partial;
         }
         undefined.extend(
@@ -226,7 +235,7 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
                 concrete[i].clone()
             },
             status,
-            unrecognized: o.parsed.unrecognized.clone(),
+            unrecognized,
             undefined,
             error: o.parsed.error.clone(),
         });
