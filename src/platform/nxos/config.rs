@@ -176,7 +176,7 @@ pub struct Config {
 /// Expand an `interface` argument (`Ethernet1/1`, `Ethernet1/1-4, Ethernet1/10`,
 /// `Ethernet 1/17-1/32`, `ethernet 1/1/1 - 2`) into canonical names, or say why it cannot be.
 pub fn expand_ifspec(spec: &str) -> Result<Vec<String>, String> {
-    crate::vendor::util::expand_if_list(spec, canonical_ifname)
+    crate::platform::util::expand_if_list(spec, canonical_ifname)
 }
 
 /// DSCP values from a `match dscp` / `set dscp` argument: numbers, ranges and names
