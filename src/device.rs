@@ -205,19 +205,17 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
             .filter(|(k, _)| *k == i)
             .map(|(_, u)| u.clone())
             .collect();
-        let mut status = o.parsed.status;
         let mut unrecognized = o.parsed.unrecognized.clone();
         unrecognized.extend(
             notes
-                .unread
+                .unrecognized
                 .iter()
                 .filter(|(k, _)| *k == i)
                 .map(|(_, u)| u.clone()),
         );
         unrecognized.sort_by_key(|u| u.line);
-        if status == ParseStatus::Passed
-            && (!undefined.is_empty() || unrecognized.len() > o.parsed.unrecognized.len())
-        {
+        let mut status = o.parsed.status;
+        if status == ParseStatus::Passed && (!undefined.is_empty() || !unrecognized.is_empty()) {
             status = ParseStatus::Partial;
         }
         undefined.extend(

@@ -276,3 +276,64 @@ fn parsers_dir_overrides_and_bad_parser_is_exit_2() {
     let t = String::from_utf8_lossy(&out.stdout);
     assert!(t.contains("Custom NX-OS") && t.contains("eos"), "{t}");
 }
+
+#[test]
+fn nxos_range_written_with_a_space_expands_to_every_port() {
+    // `interface Ethernet 1/17-1/32` (space, stem repeated) as a config generator writes it
+    // (microsoft/AzureStack_Network_Switch_Config_Generator, std_cisco_nxos_switched): the 16
+    // ports exist, and PFC off on them is found on each, e.g. Ethernet1/20.
+    let s = Scratch::new("nxos-range-space");
+    s.write(
+        "fabric.toml",
+        "[[device]]\nname = \"tor1\"\nplatform = \"nxos\"\n",
+    );
+    s.write(
+        "configs/tor1.cfg",
+        "!Command: show running-config\nversion 10.3(4a)\nhostname tor1\n\
+         interface Ethernet 1/17-1/32\n  mtu 9216\n  priority-flow-control mode off\n  no shutdown\n\
+         interface Ethernet1/40-2/4\n  no shutdown\n",
+    );
+    let (_, v) = audit_json(&s.0, &[]);
+    let pfc = findings(&v, "PFC003");
+    let on = |name: &str| {
+        pfc.iter().any(|f| {
+            f["interface"] == name && f["message"].as_str().unwrap_or("").contains("'off'")
+        })
+    };
+    assert!(on("Ethernet1/20"), "{v:#}");
+    assert!(on("Ethernet1/17") && on("Ethernet1/32"), "{v:#}");
+    assert!(!on("Ethernet1/33"), "{v:#}");
+    // The range whose ends differ before the last number is not expanded, and says so.
+    let parse = &v["parse"][0];
+    assert_eq!(parse["status"], "partial", "{v:#}");
+    let unrec = parse["unrecognized"].as_array().unwrap();
+    assert!(
+        unrec.iter().any(|u| u["line"] == 8
+            && u["text"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("interface Ethernet1/40-2/4")),
+        "{v:#}"
+    );
+}
+
+#[test]
+fn avd_eos_config_without_banner_is_detected_and_read() {
+    // AVD's generated configs start with interface blocks and no `! device:` banner
+    // (aristanetworks/avd molecule eos_cli_config_gen ethernet-interfaces.cfg): detection
+    // recognizes EOS from its interface syntax, and PFC settings are read.
+    let s = Scratch::new("avd-nobanner");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eos/running-config/avd-no-banner.txt");
+    s.write("configs/leaf1.cfg", std::fs::read(fixture).unwrap());
+    let (_, v) = audit_json(&s.0, &[]);
+    let parse = &v["parse"][0];
+    assert_eq!(parse["platform"], "eos", "{v:#}");
+    assert_eq!(parse["status"], "passed", "{v:#}");
+    let pfc = findings(&v, "PFC003");
+    assert!(
+        pfc.iter().any(|f| f["interface"] == "Ethernet3"),
+        "no priority-flow-control = PFC off on Ethernet3: {v:#}"
+    );
+    assert!(!pfc.iter().any(|f| f["interface"] == "Ethernet1"), "{v:#}");
+}

@@ -46,6 +46,9 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             match id {
                 "running-config" => {
                     let cfg = read::read_config(o);
+                    for (line, why) in &cfg.unexpanded {
+                        notes.not_read(outs, oi, *line, why);
+                    }
                     for (kind, name, line) in read::undefined_refs(&cfg) {
                         notes
                             .undefined

@@ -41,7 +41,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut cfg = config::Config::default();
     let unread = |file: &str, line: u32, text: String, notes: &mut BuildNotes| {
         if let Some(oi) = outs.iter().position(|o| &*o.file == file) {
-            notes.unread.push((oi, Unrecognized { line, text }));
+            notes.unrecognized.push((oi, Unrecognized { line, text }));
         }
     };
     for (id, relative, form) in CONFIG_IDS {

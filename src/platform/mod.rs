@@ -16,7 +16,7 @@ pub mod os10;
 pub mod sonic;
 pub mod util;
 
-use crate::model::{Device, Src, UndefinedRef};
+use crate::model::{Device, Src, UndefinedRef, Unrecognized};
 use crate::parser::{Command, Parsed};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -47,10 +47,27 @@ pub struct BuildNotes {
     /// are listed with the file's undefined references, but the file, fully understood, keeps
     /// its status.
     pub unresolved: Vec<(usize, UndefinedRef)>,
-    /// Lines the platform module could not read although the engine recognized them (a block
-    /// never closed, nesting too deep, a range it cannot expand): (output index, line, why).
-    /// They join the file's unrecognized lines and make it `partial`.
-    pub unread: Vec<(usize, crate::model::Unrecognized)>,
+    /// Lines the engine matched but the module could not read (an `interface` range it cannot
+    /// expand): reported as unrecognized lines of their file, which then is `partial`.
+    pub unrecognized: Vec<(usize, Unrecognized)>,
+}
+
+impl BuildNotes {
+    /// Report line `line` of output `oi` as not understood, with why.
+    pub fn not_read(&mut self, outs: &[Output], oi: usize, line: u32, why: &str) {
+        let text = outs
+            .get(oi)
+            .and_then(|o| o.parsed.text().lines().nth(line.saturating_sub(1) as usize))
+            .unwrap_or("")
+            .trim();
+        self.unrecognized.push((
+            oi,
+            Unrecognized {
+                line,
+                text: format!("{text} (not read: {why})"),
+            },
+        ));
+    }
 }
 
 /// Fill `dev` from its outputs with the platform's module.

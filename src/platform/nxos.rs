@@ -28,6 +28,9 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             cfg.read(i, o);
         }
     }
+    for (oi, line, why) in &cfg.unexpanded {
+        notes.not_read(outs, *oi, *line, why);
+    }
     if cfg.seen {
         qos::apply(dev, &cfg, &mut notes);
     }

@@ -73,6 +73,89 @@ pub fn dscp_div8() -> Vec<u8> {
     (0..64u8).map(|d| d >> 3).collect()
 }
 
+/// Most names one `interface` range line may stand for (a larger count is not expanded).
+pub const MAX_RANGE: usize = 4096;
+
+/// Expand an interface list as NX-OS and EOS write it after `interface`: `Ethernet1/1`,
+/// `Ethernet1/1-4`, `Ethernet 1/17-1/32` (the end repeats the stem), `Ethernet1-4`,
+/// `Ethernet3/1-3/4`, `Ethernet1/1-4, Ethernet1/10`, `ethernet 1/1/1 - 2` and `Ethernet1/1,1/3`
+/// (an item without a name keeps the previous one). Each name goes through `canon`. Only the
+/// last number of a name varies; a range whose ends differ before it (`Ethernet1/1-4/1`, which
+/// covers every port between whatever the hardware has) cannot be expanded from the text, and
+/// is an error that says why, as is anything else that is not such a list.
+pub fn expand_if_list(spec: &str, canon: impl Fn(&str) -> String) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut family = String::new();
+    for item in spec.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let Some(digits_at) = item.find(|c: char| c.is_ascii_digit()) else {
+            return Err(format!("{item:?} has no interface number"));
+        };
+        let (word, nums) = item.split_at(digits_at);
+        let word = word.trim();
+        if !word.is_empty() {
+            if !word.chars().all(|c| c.is_ascii_alphabetic() || c == '-') {
+                return Err(format!("{word:?} is not an interface type"));
+            }
+            family = word.to_string();
+        } else if family.is_empty() {
+            return Err(format!("{item:?} has no interface type"));
+        }
+        let nums: String = nums.chars().filter(|c| !c.is_whitespace()).collect();
+        let is_path = |s: &str| {
+            !s.is_empty()
+                && s.chars()
+                    .all(|c| c.is_ascii_digit() || c == '/' || c == '.')
+                && s.split(['/', '.']).all(|p| !p.is_empty())
+        };
+        let (first, last) = match nums.split_once('-') {
+            Some((a, b)) => (a, Some(b)),
+            None => (nums.as_str(), None),
+        };
+        if !is_path(first) || last.is_some_and(|l| !is_path(l)) {
+            return Err(format!(
+                "{item:?} is not a number, a name or a range of them"
+            ));
+        }
+        let Some(last) = last else {
+            out.push(canon(&format!("{family}{first}")));
+            continue;
+        };
+        let split = |s: &str| match s.rfind(['/', '.']) {
+            Some(p) => (s[..=p].to_string(), s[p + 1..].to_string()),
+            None => (String::new(), s.to_string()),
+        };
+        let (stem, a) = split(first);
+        let (last_stem, b) = split(last);
+        if !last_stem.is_empty() && last_stem != stem {
+            return Err(format!(
+                "range {first}-{last} spans more than its last number: the ports between depend on the hardware"
+            ));
+        }
+        let (Ok(a), Ok(b)) = (a.parse::<u32>(), b.parse::<u32>()) else {
+            return Err(format!("{item:?}: range bounds are not numbers"));
+        };
+        if a > b {
+            return Err(format!("range {first}-{last} runs backwards"));
+        }
+        if (b - a) as usize >= MAX_RANGE || out.len() + (b - a) as usize >= MAX_RANGE {
+            return Err(format!(
+                "range {first}-{last} is longer than {MAX_RANGE} interfaces"
+            ));
+        }
+        for n in a..=b {
+            out.push(canon(&format!("{family}{stem}{n}")));
+        }
+    }
+    if out.is_empty() {
+        return Err("no interface named".into());
+    }
+    Ok(out)
+}
+
 /// Identity map of 8 entries.
 pub fn identity8() -> Vec<u8> {
     (0..8u8).collect()
@@ -100,5 +183,45 @@ mod tests {
         assert_eq!(speed_gbps("100000"), Some(100.0));
         assert_eq!(speed_gbps("25000Mb/s"), Some(25.0));
         assert_eq!(speed_gbps("auto"), None);
+    }
+    #[test]
+    fn interface_lists() {
+        let id = |s: &str| s.replace(' ', "");
+        let ok = |s: &str| expand_if_list(s, id).unwrap();
+        assert_eq!(ok("Ethernet1/1"), vec!["Ethernet1/1"]);
+        assert_eq!(
+            ok("Ethernet 1/17-1/19"),
+            vec!["Ethernet1/17", "Ethernet1/18", "Ethernet1/19"]
+        );
+        assert_eq!(
+            ok("Ethernet1-3"),
+            vec!["Ethernet1", "Ethernet2", "Ethernet3"]
+        );
+        assert_eq!(ok("Ethernet3/1-3/2"), vec!["Ethernet3/1", "Ethernet3/2"]);
+        assert_eq!(
+            ok("Ethernet1/1-2, Ethernet1/10"),
+            vec!["Ethernet1/1", "Ethernet1/2", "Ethernet1/10"]
+        );
+        assert_eq!(ok("Ethernet1/1,1/3"), vec!["Ethernet1/1", "Ethernet1/3"]);
+        assert_eq!(
+            ok("ethernet 1/1/1 - 2"),
+            vec!["ethernet1/1/1", "ethernet1/1/2"]
+        );
+        assert_eq!(
+            ok("Ethernet1/1.10-11"),
+            vec!["Ethernet1/1.10", "Ethernet1/1.11"]
+        );
+        for bad in [
+            "Ethernet1/1-4/1",
+            "Ethernet1/9-2",
+            "Ethernet1/1-999999",
+            "",
+            "1/1",
+            "Ethernet1/x",
+            "Ethernet1//2",
+            "loopbackloopback0x-",
+        ] {
+            assert!(expand_if_list(bad, id).is_err(), "{bad}");
+        }
     }
 }

@@ -1,6 +1,15 @@
 //! Reading an EOS running-config: records become per-interface and per-profile statements
 //! (each with the line that said it), global maps, policy/class-maps and watchdog globals.
 //! Nothing here applies defaults; `apply` does that.
+//!
+//! `show running-config all` writes every setting, those at their default included, as
+//! `no X` or `default X` (Arista EOS User Manual, "show running-config", Arista Networks,
+//! <https://www.arista.com/en/um-eos/eos-switch-configuration-files> [R: the search tool did not
+//! retrieve the manual's text]). `no priority-flow-control` is read as PFC off (the EOS default,
+//! stated); `default X` as X left to the platform: the statement is dropped and `apply` applies
+//! EOS's default for it. `interface` lines naming a list (`Ethernet1-4`, `Ethernet3/1-3/4`,
+//! `Ethernet1/1-4, Ethernet2/1`) configure each port of the list; one that cannot be expanded
+//! is reported as not read.
 
 use super::{canonical_ifname, kind_of};
 use crate::model::Src;
@@ -149,6 +158,9 @@ pub(super) struct Cfg {
     pub(super) default_eth_shutdown: Option<At<bool>>,
     /// (kind, name, line) of every reference, checked once the whole file is read.
     pub(super) refs: Vec<(&'static str, String, u32)>,
+    /// `interface` lines whose name list could not be expanded: (line, why). Their blocks
+    /// configure nothing; the line is reported as unrecognized.
+    pub(super) unexpanded: Vec<(u32, String)>,
 }
 
 /// Where a record sits, so its children know what they configure.
@@ -238,6 +250,8 @@ pub(super) fn read_config(o: &Output) -> Cfg {
     let p = &o.parsed;
     let mut cfg = Cfg::default();
     let mut ctx: Vec<Ctx> = Vec::with_capacity(p.records.len());
+    // Interface blocks that stand for a list: (index of the block read, the other names).
+    let mut ranges: Vec<(usize, Vec<String>)> = Vec::new();
     for r in &p.records {
         let src = o.src(r.line);
         let parent = r
@@ -258,7 +272,24 @@ pub(super) fn read_config(o: &Output) -> Cfg {
             "if_defaults" => here = Ctx::IfDefaults,
             "if_defaults_ethernet" => here = Ctx::IfDefaultsEth,
             "interface" => {
-                let name = canonical_ifname(get("name"));
+                // `interface Ethernet1-4` / `interface Ethernet1/1-4, Ethernet2/1` configure
+                // every port of the list: the block is read once, then copied to the rest.
+                let mut names = match util::expand_if_list(get("name"), canonical_ifname) {
+                    Ok(v) => v.into_iter(),
+                    Err(why) => {
+                        cfg.unexpanded.push((r.line, why));
+                        ctx.push(Ctx::None);
+                        continue;
+                    }
+                };
+                let Some(name) = names.next() else {
+                    ctx.push(Ctx::None);
+                    continue;
+                };
+                let rest: Vec<String> = names.collect();
+                if !rest.is_empty() {
+                    ranges.push((cfg.interfaces.len(), rest));
+                }
                 let kind = kind_of(&name);
                 cfg.interfaces.push(IfCfg {
                     name,
@@ -383,6 +414,36 @@ pub(super) fn read_config(o: &Output) -> Cfg {
             "pfc_mode" => {
                 if let Some(q) = qos_of(&mut cfg, &parent) {
                     q.pfc_on = at(get("state") == "on", &src);
+                }
+            }
+            "default_stmt" => {
+                // `default X`: X as the platform has it when no line sets it, i.e. absent here
+                // (apply.rs then applies EOS's default, marked `default = true`); PFC's default is
+                // off, stated by the line.
+                let what = get("what");
+                if let Ctx::Iface(i) = parent
+                    && let Some(f) = cfg.interfaces.get_mut(i)
+                {
+                    match what {
+                        "mtu" => f.mtu = None,
+                        "l2 mtu" => f.l2_mtu = None,
+                        "speed" => f.speed = None,
+                        "flowcontrol send" => f.fc_tx = None,
+                        "flowcontrol receive" => f.fc_rx = None,
+                        "service-profile" => f.service_profile = None,
+                        "switchport" => f.switchport = None,
+                        "shutdown" => f.shutdown = None,
+                        "channel-group" => f.channel_group = None,
+                        _ => {}
+                    }
+                }
+                if let Some(q) = qos_of(&mut cfg, &parent) {
+                    match what {
+                        "priority-flow-control" => q.pfc_on = at(false, &src),
+                        "qos trust" => q.trust = None,
+                        w if w.starts_with("service-policy") => q.service_policy = None,
+                        _ => {}
+                    }
                 }
             }
             "pfc_priority" => {
@@ -533,6 +594,17 @@ pub(super) fn read_config(o: &Output) -> Cfg {
             _ => {}
         }
         ctx.push(here);
+    }
+    for (i, names) in ranges {
+        let Some(first) = cfg.interfaces.get(i).cloned() else {
+            continue;
+        };
+        for name in names {
+            let mut f = first.clone();
+            f.kind = kind_of(&name);
+            f.name = name;
+            cfg.interfaces.push(f);
+        }
     }
     cfg
 }

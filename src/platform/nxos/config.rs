@@ -168,60 +168,15 @@ pub struct Config {
     pub wd_shutdown_mult: Val<u32>,
     pub wd_restore_mult: Val<u32>,
     pub interfaces: Vec<IfConf>,
+    /// `interface` lines whose name list could not be expanded: (output index, line, why).
+    /// Their blocks configure nothing, and the line is reported as unrecognized.
+    pub unexpanded: Vec<(usize, u32, String)>,
 }
 
 /// Expand an `interface` argument (`Ethernet1/1`, `Ethernet1/1-4, Ethernet1/10`,
-/// `ethernet 1/1/1 - 2`) into canonical names. `None` when it cannot be read.
-pub fn expand_ifspec(spec: &str) -> Option<Vec<String>> {
-    const MAX: usize = 4096;
-    let mut out = Vec::new();
-    let mut family = String::new();
-    for item in spec.split(',') {
-        let item = item.trim();
-        if item.is_empty() {
-            continue;
-        }
-        let digits_at = item.find(|c: char| c.is_ascii_digit())?;
-        let (word, nums) = item.split_at(digits_at);
-        let word = word.trim();
-        if !word.is_empty() {
-            family = word.to_string();
-        } else if family.is_empty() {
-            return None;
-        }
-        let nums: String = nums.chars().filter(|c| !c.is_whitespace()).collect();
-        let (first, last) = match nums.split_once('-') {
-            Some((a, b)) => (a.to_string(), Some(b.to_string())),
-            None => (nums.clone(), None),
-        };
-        if !first
-            .chars()
-            .all(|c| c.is_ascii_digit() || c == '/' || c == '.')
-        {
-            return None;
-        }
-        match last {
-            None => out.push(canonical_ifname(&format!("{family}{first}"))),
-            Some(last) => {
-                let (stem, start) = match first.rfind('/') {
-                    Some(p) => (&first[..=p], &first[p + 1..]),
-                    None => ("", first.as_str()),
-                };
-                let a: u32 = start.parse().ok()?;
-                let b: u32 = last.parse().ok()?;
-                if a > b || (b - a) as usize > MAX {
-                    return None;
-                }
-                for n in a..=b {
-                    out.push(canonical_ifname(&format!("{family}{stem}{n}")));
-                }
-            }
-        }
-        if out.len() > MAX {
-            return None;
-        }
-    }
-    if out.is_empty() { None } else { Some(out) }
+/// `Ethernet 1/17-1/32`, `ethernet 1/1/1 - 2`) into canonical names, or say why it cannot be.
+pub fn expand_ifspec(spec: &str) -> Result<Vec<String>, String> {
+    crate::platform::util::expand_if_list(spec, canonical_ifname)
 }
 
 /// DSCP values from a `match dscp` / `set dscp` argument: numbers, ranges and names
@@ -337,7 +292,8 @@ impl Config {
                 }
                 "cmap" => {
                     self.class_maps.push(ClassMap {
-                        ty: get("type").to_string(),
+                        // "The type qos keyword is optional and is the default" (see qos.rs doc).
+                        ty: p.get(r, "type").unwrap_or("qos").to_string(),
                         name: get("name").to_string(),
                         match_all: get("mode") == "match-all",
                         matches: Vec::new(),
@@ -415,7 +371,13 @@ impl Config {
                 "wd_shutdown_mult" => self.wd_shutdown_mult = p.num(r, "v").map(|v| (v, src)),
                 "wd_restore_mult" => self.wd_restore_mult = p.num(r, "v").map(|v| (v, src)),
                 "interface" => {
-                    ifs = expand_ifspec(get("spec")).unwrap_or_default();
+                    ifs = match expand_ifspec(get("spec")) {
+                        Ok(v) => v,
+                        Err(why) => {
+                            self.unexpanded.push((oi, r.line, why));
+                            Vec::new()
+                        }
+                    };
                     for n in &ifs {
                         self.iface_mut(n, &at);
                     }
@@ -427,7 +389,7 @@ impl Config {
                 }
                 kind @ ("set_qos_group" | "set_dscp" | "set_prec" | "priority" | "bandwidth"
                 | "wred" | "wred_profile" | "pause_cos" | "pause_nodrop"
-                | "pause_buffer") => {
+                | "pause_buffer" | "no_pause") => {
                     let Some((pi, ci)) = pclass else { continue };
                     let c = &mut self.policy_maps[pi].classes[ci];
                     read_class_action(c, kind, p, r, src);
@@ -490,6 +452,11 @@ fn read_class_action(c: &mut PClass, kind: &str, p: &crate::parser::Parsed, r: &
                 .map(|v| (v, src))
         }
         "pause_nodrop" => c.pause_nodrop = Some(src),
+        "no_pause" => {
+            c.pause_cos = None;
+            c.pause_nodrop = None;
+            c.pause_buffer = None;
+        }
         "pause_buffer" => {
             if let (Some(size), Some(xoff), Some(xon)) =
                 (p.num(r, "size"), p.num(r, "xoff"), p.num(r, "xon"))
@@ -548,6 +515,11 @@ mod tests {
     fn interface_ranges() {
         assert_eq!(expand_ifspec("Ethernet1/1").unwrap(), vec!["Ethernet1/1"]);
         assert_eq!(
+            expand_ifspec("Ethernet 1/17-1/32").unwrap().len(),
+            16,
+            "the range form NX-OS accepts with a space and the stem repeated"
+        );
+        assert_eq!(
             expand_ifspec("Ethernet1/1/1 - 2").unwrap(),
             vec!["Ethernet1/1/1", "Ethernet1/1/2"]
         );
@@ -560,9 +532,10 @@ mod tests {
             vec!["port-channel10"]
         );
         assert_eq!(expand_ifspec("Vlan10").unwrap(), vec!["Vlan10"]);
-        assert!(expand_ifspec("Ethernet1/9-2").is_none());
-        assert!(expand_ifspec("Ethernet1/1-999999999").is_none());
-        assert!(expand_ifspec("").is_none());
+        assert!(expand_ifspec("Ethernet1/9-2").is_err());
+        assert!(expand_ifspec("Ethernet1/1-999999999").is_err());
+        assert!(expand_ifspec("Ethernet1/1-2/4").is_err());
+        assert!(expand_ifspec("").is_err());
     }
 
     #[test]

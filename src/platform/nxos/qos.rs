@@ -10,6 +10,15 @@
 //! block (MTU 1500, PFC mode auto, link pause off), or an absent global line in a complete
 //! running config (no system network-qos policy = nothing pauses). When only interface
 //! sections were read, the globals are unknown and stay unknown.
+//!
+//! A `class-map` or `policy-map` written without `type` is a `type qos` one: the Cisco Nexus
+//! 9000 Series NX-OS Quality of Service Configuration Guide ("Using Modular QoS CLI" and
+//! "Configuring Classification", Cisco,
+//! <https://www.cisco.com/c/en/us/td/docs/switches/datacenter/nexus9000/sw/7-x/qos/configuration/guide/b_Cisco_Nexus_9000_Series_NX-OS_Quality_of_Service_Configuration_Guide_7x/configuring_classification.html>)
+//! gives the command as `class-map [type qos] [match-any | match-all] class-name`, with
+//! `type qos` the default type [R: recalled wording of the guide, the syntax line read]. Batfish's
+//! NX-OS grammar test config (batfish/batfish, `nxos_policy_map`) has such a class-map referenced
+//! from a `type qos` policy.
 
 use super::config::{Config, IfConf, Match, PClass, PolicyMap, ServicePolicy};
 use crate::model::{
