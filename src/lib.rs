@@ -15,6 +15,7 @@ pub mod model;
 pub mod parser;
 pub mod platform;
 pub mod probe;
+pub mod redact;
 pub mod remediate;
 pub mod report;
 pub mod review;

@@ -179,6 +179,32 @@ fn read_text(path: &Path) -> Result<String, String> {
     }
 }
 
+/// A device's input (a config or a command output): read, then its secrets redacted before
+/// anything parses or reports it (a hand-made snapshot was never through `collect`).
+fn read_input(path: &Path) -> Result<String, String> {
+    read_text(path).map(|t| crate::redact::redact(&t).0)
+}
+
+/// Strings of a device.toml and notices may quote device text: redacted too.
+fn redact_meta(meta: &mut DeviceToml) {
+    let r = |s: &mut String| *s = crate::redact::redact(s).0;
+    if let Some(e) = meta.error.as_mut() {
+        r(e);
+    }
+    for c in &mut meta.commands {
+        r(&mut c.cmd);
+        for s in [c.error.as_mut(), c.stderr.as_mut()].into_iter().flatten() {
+            r(s);
+        }
+    }
+}
+
+fn redact_notices(notices: &mut [Notice]) {
+    for n in notices {
+        n.message = crate::redact::redact(&n.message).0;
+    }
+}
+
 fn rel(root: &Path, p: &Path) -> String {
     p.strip_prefix(root)
         .unwrap_or(p)
@@ -271,7 +297,7 @@ impl Snapshot {
                 e.files.push(InputFile {
                     rel: r,
                     command: None,
-                    text: read_text(&p),
+                    text: read_input(&p),
                 });
             }
         }
@@ -310,6 +336,10 @@ impl Snapshot {
         }
         read_journal(root, &mut by_name, &mut snap.notices);
         snap.devices = by_name.into_values().collect();
+        for d in &mut snap.devices {
+            d.error = d.error.take().map(|e| crate::redact::redact(&e).0);
+        }
+        redact_notices(&mut snap.notices);
         Ok(snap)
     }
 
@@ -379,6 +409,7 @@ pub fn read_device_folder(root: &Path, dir: &Path) -> (DeviceInput, Vec<Notice>)
     };
     let mut notices = Vec::new();
     read_device_dir(root, dir, &mut dev, &mut notices);
+    redact_notices(&mut notices);
     (dev, notices)
 }
 
@@ -389,7 +420,10 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
     if toml_path.exists() {
         match read_text(&toml_path) {
             Ok(text) => match toml::from_str::<DeviceToml>(&text) {
-                Ok(m) => meta = m,
+                Ok(m) => {
+                    meta = m;
+                    redact_meta(&mut meta);
+                }
                 Err(e) => notices.push(Notice {
                     device: Some(dev.name.clone()),
                     file: toml_rel.clone(),
@@ -483,7 +517,7 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
         dev.files.push(InputFile {
             rel: r,
             command: mapped.remove(&fname),
-            text: read_text(&p),
+            text: read_input(&p),
         });
     }
     for (file, cmd) in mapped {

@@ -199,7 +199,7 @@ impl SnapshotWriter {
     pub fn set_status(&mut self, name: &str, status: &str, error: Option<String>) {
         if let Some(d) = self.journal.devices.iter_mut().find(|d| d.name == name) {
             d.status = status.to_string();
-            d.error = error;
+            d.error = error.map(|e| crate::redact::redact(&e).0);
         }
     }
 
@@ -216,8 +216,19 @@ impl SnapshotWriter {
 }
 
 impl DeviceWriter {
-    /// Keep one command's output (already redacted) and its record.
+    /// Keep one command's output and its record. Whatever the caller did, nothing reaches the
+    /// disk before `crate::redact` has seen it: the output, the command's stderr and error.
     pub fn add(&mut self, mut rec: CommandRecord, stdout: &[u8]) -> Result<()> {
+        let redacted;
+        let stdout = if stdout.is_empty() {
+            stdout
+        } else {
+            redacted = crate::redact::redact(&String::from_utf8_lossy(stdout)).0;
+            redacted.as_bytes()
+        };
+        rec.stderr = rec.stderr.map(|e| crate::redact::redact(&e).0);
+        rec.error = rec.error.map(|e| crate::redact::redact(&e).0);
+        rec.cmd = crate::redact::redact(&rec.cmd).0;
         if !stdout.is_empty() {
             let base = crate::snapshot::command_file_name(&rec.cmd);
             let mut name = base.clone();
@@ -241,6 +252,8 @@ impl DeviceWriter {
 
     /// Write device.toml and move the folder into place.
     pub fn finish(self, t: &Target, error: Option<&str>) -> Result<()> {
+        let error = error.map(|e| crate::redact::redact(e).0);
+        let error = error.as_deref();
         let meta = DeviceTomlOut {
             name: &t.name,
             platform: &t.platform,

@@ -713,30 +713,11 @@ impl Platform {
         bad
     }
 
-    /// Replace every secret the platform's `redact` patterns find (their first capture group,
-    /// or the whole match) with `<redacted>`; returns the text and how many were replaced.
+    /// Replace every secret in `text`: the rules of every platform (`crate::redact`), then this
+    /// platform file's own `redact` patterns, line by line; returns the text and how many
+    /// secrets were replaced.
     pub fn redact(&self, text: &str) -> (String, usize) {
-        let mut out = text.to_string();
-        let mut count = 0;
-        for re in &self.redact {
-            let mut next = String::with_capacity(out.len());
-            let mut last = 0;
-            for caps in re.captures_iter(&out) {
-                let Some(m) = caps.get(1).or_else(|| caps.get(0)) else {
-                    continue;
-                };
-                if m.as_str() == "<redacted>" {
-                    continue;
-                }
-                next.push_str(&out[last..m.start()]);
-                next.push_str("<redacted>");
-                last = m.end();
-                count += 1;
-            }
-            next.push_str(&out[last..]);
-            out = next;
-        }
-        (out, count)
+        crate::redact::redact_with(text, &self.redact)
     }
 
     /// The command parser for a concrete command line, with its placeholder values.

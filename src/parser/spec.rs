@@ -17,7 +17,8 @@ pub struct PlatformSpec {
     pub session: Option<SessionSpec>,
     #[serde(default)]
     pub detect: Option<DetectSpec>,
-    /// Secret patterns: each regex's first group (or whole match) is replaced before writing.
+    /// Extra secret patterns of this platform, applied line by line after the built-in rules
+    /// of `src/redact.rs`: every capture group (or the whole match) becomes `<redacted>`.
     #[serde(default)]
     pub redact: Vec<String>,
     #[serde(default, rename = "command")]

@@ -1,0 +1,575 @@
+//! Secrets never reach the disk or a report: every text a device sends and every file a snapshot
+//! holds passes through [`redact`] (by `collect` before it writes, by the snapshot reader before
+//! anything is parsed or reported), which replaces passwords, keys, communities, hashes and
+//! tokens with `<redacted>` and keeps the rest of the line so the structure stays readable
+//! (`snmp-server community <redacted> ro`).
+//!
+//! The rules of all eight platforms apply to every text, whatever platform it is said to be:
+//! a hand-made snapshot may be misdetected, a Linux host may run FRR, a Cumulus switch prints
+//! Linux files. They are written from each vendor's command reference:
+//! - NX-OS: Cisco, "Cisco Nexus 9000 Series NX-OS Security Configuration Guide" (`username …
+//!   password 5`, `tacacs-server key 7`, `snmp-server user … auth md5 0x… priv 0x… localizedkey`),
+//!   <https://www.cisco.com/c/en/us/td/docs/switches/datacenter/nexus9000/sw/93x/security/configuration/guide/b-cisco-nexus-9000-nx-os-security-configuration-guide-93x.html>
+//! - EOS: Arista, "EOS User Manual" (`username … secret sha512`, `aaa root secret`, `daemon
+//!   TerminAttr` `-cvauth=key,…`), <https://www.arista.com/en/um-eos>
+//! - Junos: Juniper, "authentication-key (NTP)" (`authentication-key N type md5 value "…"`),
+//!   <https://www.juniper.net/documentation/us/en/software/junos/time-mgmt/topics/concept/ntp-authentication-keys.html>;
+//!   Junos marks every secret it prints with `## SECRET-DATA`.
+//! - Cumulus: NVIDIA, "NVUE Command Reference: SNMP Server" (`readonly-community`, `username …
+//!   auth-md5 … encrypt-aes …`),
+//!   <https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/SNMP-Server/>
+//! - SONiC: sonic-net, "MACsec SONiC High Level Design" (`MACSEC_PROFILE` `primary_cak`,
+//!   `primary_ckn`), <https://github.com/sonic-net/SONiC/blob/master/doc/macsec/MACsec_hld.md>;
+//!   config DB `TACPLUS`/`RADIUS` `passkey`, `LDAP` `bind_password`, `SNMP_COMMUNITY`.
+//! - Onyx: NVIDIA, "Onyx User Manual" (`username … password 7`, `snmp-server user … v3 auth
+//!   sha … priv aes-128 …`), <https://docs.nvidia.com/networking/display/onyxv3104100>
+//! - OS10/OS9: Dell, "SmartFabric OS10 User Guide" (`password 9 …` under a BGP neighbor,
+//!   `system-user … password`), <https://www.dell.com/support/manuals/en-us/smartfabric-os10-emp-partner>
+//! - Linux: "nvme-connect(1)" (`--dhchap-secret=DHHC-1:…`, `--dhchap-ctrl-secret`),
+//!   <https://www.mankier.com/1/nvme-connect>; open-iscsi `iscsid.conf`
+//!   (`node.session.auth.password`); wpa_supplicant `psk=`; PEM private key blocks.
+//!
+//! Every rule is applied to one line at a time; a rule is either anchored at the line start
+//! (one attempt per line) or starts with a literal keyword and ends its value at white space,
+//! so a text is read in time linear in its size (the `regex` crate has no backtracking). Three
+//! constructs span lines and are followed by a small state machine instead of a regex: PEM
+//! private key blocks, YAML keys whose children are secrets (`readonly-community:` then the
+//! community names), and JSON documents (keys and values by name, at any nesting).
+//! Redaction never adds or removes a line, so line numbers in reports stay those of the file.
+
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// What replaces a secret.
+pub const MARK: &str = "<redacted>";
+
+/// A value: a double- or single-quoted string, or a token up to white space.
+const V: &str = r#"("[^"]*"|'[^']*'|[^\s"']+)"#;
+/// A value in a command line or `key=value` list: stops at `,` `;` `&` too.
+const VA: &str = r#"("[^"]*"|'[^']*'|[^\s"',;&]+)"#;
+
+/// Line rules, most specific first. Every capture group that takes part in a match is a secret.
+fn rule_sources() -> Vec<String> {
+    let v = V;
+    let va = VA;
+    vec![
+        // ---- SNMP (NX-OS, EOS, Onyx, OS10/OS9) ----
+        r"^\s*snmp-server community (\S+)".into(),
+        r"^\s*snmp-server host \S+ .*?\bversion (?:1|2c|3 (?:auth|noauth|priv)) (\S+)".into(),
+        r"^\s*snmp-server host \S+ (?:vrf \S+ )?(?:traps|informs) (\S+)(?: udp-port \d+)?\s*$".into(),
+        r"^\s*snmp-server user \S+ .*?\bauth (?:md5|sha\S*) (\S+)".into(),
+        r"^\s*snmp-server user \S+ .*?\bpriv (?:(?:aes-?\d*|des\d*|3des)\s+)?(\S+)".into(),
+        // ---- TACACS+/RADIUS/LDAP servers ----
+        r"^\s*(?:tacacs|radius)-server (?:host \S+ .*?)?key (?:\d+ )?(\S+)".into(),
+        r"^\s*(?:tacacs|radius|ldap)-server .*?\b(?:key|password|bind-password) (?:\d+ )?(\S+)".into(),
+        // ---- keys of routing protocols, NTP, key chains, MACsec ----
+        r"^\s*key-string (?:\d+ )?(\S+)".into(),
+        r"^\s*key config-key ascii (\S+)".into(),
+        r"\bauthentication (?:text|md5 key-string(?: \d)?|key-string) (\S+)".into(),
+        r"\bmessage-digest-key \d+ \S+ (?:\d )?(\S+)".into(),
+        format!(
+            r"\bauthentication-key (?:\d+ )?(?:type \S+ value |(?:md5|sha\S*|text|cmac\S*) )?(?:(?:encrypted|plaintext|\d+) )?{v}"
+        ),
+        r"\bisis authentication key (?:\d )?(\S+)".into(),
+        // EOS key chain / MACsec profile: `key 7 SECRET`, `key CKN 7 CAK`
+        r"^\s*key (?:(?:0|7|8a) (\S+)|(\S+) (?:0|7|8a) (\S+))".into(),
+        format!(r#"(?:^|\s)(?:ckn|cak) ("[^"]*"|[^\s;"]+)"#),
+        format!(r"\bpre-shared-key (?:\d+ |(?:ascii-text|hexadecimal) ){v}"),
+        r#"\bpre-shared-key ("[^"]*")"#.into(),
+        // ---- users, enable, root ----
+        r"^\s*username \S+ (?:ssh-?key|sshkey) (?:(?:ssh|ecdsa|sk)-\S+ )?(\S+)".into(),
+        // EOS CloudVision agent key in `daemon TerminAttr` / `exec /usr/bin/TerminAttr`
+        r"-cvauth[= ](?:key|token|token-secure|certs),(\S+)".into(),
+        r"-cvopt[= ]\S+\.auth=(?:key|token|token-secure|certs),(\S+)".into(),
+        // ---- Junos ----
+        format!(
+            r#"\b(?:encrypted-password|authentication-password|privacy-password|secret|authentication-key|simple-password|ascii-text|hexadecimal|pre-shared-key|key|value) ("[^"]*")"#
+        ),
+        r#"\b(?:ssh-rsa|ssh-dsa|ssh-dss|ssh-ecdsa|ssh-ed25519) ("[^"]*")"#.into(),
+        r"^\s*(?:inactive: )?community (\S+) \{".into(),
+        r"^set snmp community (\S+)".into(),
+        r"^set snmp v3 usm .*?\b(?:authentication|privacy)-(?:password|key) (\S+)".into(),
+        // ---- Cumulus NVUE / NCLU, snmpd.conf, ntp.keys ----
+        r"\breadonly-community(?:-v6)? (\S+)".into(),
+        r"\b(?:auth-md5|auth-sha|auth-sha256|encrypt-aes|encrypt-des) (\S+)".into(),
+        format!(r"^\s*createUser (?:-e \S+ )?\S+ (?:MD5|SHA\S*) {v}(?: (?:AES\S*|DES) {v})?"),
+        r"^\s*r[ow]community6? (\S+)".into(),
+        r"^\s*(?:trap2sink|trapsink|informsink) \S+ (\S+)".into(),
+        r"^\s*trapcommunity (\S+)".into(),
+        r"^\s*com2sec6? (?:-Cn \S+ )?\S+ \S+ (\S+)".into(),
+        r"^\s*\d+ (?:M|MD5|SHA1?|SHA256|AES128CMAC) (\S+)".into(),
+        // ---- Linux command lines and files ----
+        r"\bDHHC-1:[0-9]{2}:([A-Za-z0-9+/=]+):?".into(),
+        format!(
+            r"(?i)(?:^|\s)--(?:password|passwd|secret|dhchap-secret|dhchap-ctrl-secret|dhchap-key|token|api-key|psk|passphrase|key|cak|ckn|community)\s+{va}"
+        ),
+        format!(r"(?:^|\s)(?:-n|--name)\s+\S*auth\.password\S*\s+(?:-v|--value)\s+{va}"),
+        r"\bsshpass -p ?(\S+)".into(),
+        r"\bipmitool\b.*?\s-P ?(\S+)".into(),
+        r"(?:^|\s)(?:-u|--user)\s+[^\s:]+:(\S+)".into(),
+        r"://[^\s/:@]+:([^\s/@]+)@".into(),
+        r"(?i)\bbearer\s+([A-Za-z0-9._~+/=-]+)".into(),
+        r"(?i)\bauthorization:\s*(?:basic|token|digest)\s+(\S+)".into(),
+        r"\bsa \d+ (?:pn \d+ )?(?:on |off )?key \S+ (\S+)".into(),
+        r"\b(?:auth|auth-trunc|enc|aead) (?:'[^']*'|\S+) (0x\S+)".into(),
+        // `key = value` and `--key=value` where the key names a secret
+        format!(
+            r"(?i)(?:^|[\s,;({{&?])(?:--?)?(?:[\w.-]*(?:password|passwd|passphrase|passkey|secret|token|psk|privatekey|presharedkey|apikey|api_key|api-key|credential|dhchap)[\w.-]*|(?:[\w.-]*[_.-])?(?:key|cak|ckn)|pwd|bindpw|community)\s*=\s*{va}"
+        ),
+        // ---- any platform: `password [type] VALUE`, `secret [type] VALUE` ----
+        format!(
+            r"(?i)(?:^|[\s,;{{(])(?:password|passwd|hashed-password|secret|passphrase|passkey|bind-password|community-password|shared-secret|auth-password|priv-password)(?: level \d+)?(?: (?:\d{{1,2}}|sha512|sha256|md5|encrypted|plaintext|cleartext|hashed|clear))? {v}"
+        ),
+        // YAML / `show` output: `password: VALUE`
+        r#"(?i)^\s*(?:-\s+)?["']?(?:password|hashed-password|secret|key|auth-key|authentication-key|passkey|bind-password|bind_password|community-password|encrypt-aes|encrypt-des|psk|pre-shared-key|token|private-key|cak|ckn|primary-cak|primary-ckn|fallback-cak|fallback-ckn|shared-secret|snmp_rocommunity|snmp_rwcommunity)["']?:[ \t]+(\S.*?)\s*$"#.into(),
+        // JSON pairs inside any text (a whole JSON document is also walked, see `json`)
+        r#"(?i)"(?:password|passwd|passkey|secret|shared_secret|auth_password|bind_password|bindpw|key|auth_key|auth-key|hashed-password|community-password|encrypt-aes|encrypt-des|psk|token|access_token|api_key|private_key|primary_cak|primary_ckn|fallback_cak|fallback_ckn|snmp_user_auth_password|snmp_user_encryption_password|dhchap_key|dhchap_ctrl_key|dhchap_secret)"\s*:\s*"((?:[^"\\]|\\.)*)""#.into(),
+        r#""type"\s*:\s*"(?:md5|sha\d*)"\s*,\s*"value"\s*:\s*"((?:[^"\\]|\\.)*)""#.into(),
+        r#""SNMP_COMMUNITY\|([^"]+)""#.into(),
+        r#""([^"]+)"\s*:\s*\{\s*"TYPE"\s*:\s*"R[OW]""#.into(),
+        // crypt(3) hashes and Junos `$9$` anywhere
+        r"(\$(?:1|2[aby]|5|6|9|y|sha1|md5)\$[^\s\x22';,]+)".into(),
+    ]
+}
+
+/// Lines worth running the rules on: everything else is copied as is.
+const TRIGGER: &str = r"(?i)pass|secret|key|communit|auth|psk|token|bearer|cak|ckn|dhchap|dhhc-|private|credential|pwd|bindpw|\$[0-9a-z]{1,4}\$|://|createuser|sink|ipmitool|encrypt-|## secret-data|snmp|-u |com2sec|^\s*\d+ (?:M|MD5|SHA1?|SHA256|AES128CMAC) ";
+
+/// YAML keys whose value, or whose child keys when they have no value, are secrets.
+const YAML_PARENTS: &[&str] = &[
+    "readonly-community",
+    "readonly-community-v6",
+    "community-password",
+    "auth-md5",
+    "auth-sha",
+    "auth-sha256",
+    "encrypt-aes",
+    "encrypt-des",
+    "snmp_community",
+];
+
+/// JSON keys (compared lowercased, `-` as `_`) whose string values are secrets.
+const JSON_VALUE_KEYS: &[&str] = &[
+    "password",
+    "passwd",
+    "passkey",
+    "secret",
+    "shared_secret",
+    "auth_password",
+    "priv_password",
+    "bind_password",
+    "bindpw",
+    "key",
+    "auth_key",
+    "authentication_key",
+    "hashed_password",
+    "community_password",
+    "encrypt_aes",
+    "encrypt_des",
+    "psk",
+    "pre_shared_key",
+    "token",
+    "access_token",
+    "api_key",
+    "private_key",
+    "client_secret",
+    "primary_cak",
+    "primary_ckn",
+    "fallback_cak",
+    "fallback_ckn",
+    "cak",
+    "ckn",
+    "snmp_user_auth_password",
+    "snmp_user_encryption_password",
+    "dhchap_key",
+    "dhchap_ctrl_key",
+    "dhchap_secret",
+    "dhchap_ctrl_secret",
+    "snmp_rocommunity",
+    "snmp_rwcommunity",
+    "community",
+];
+
+/// JSON keys whose object's keys are secrets (community names, NVUE passwords as keys).
+const JSON_PARENT_KEYS: &[&str] = &[
+    "snmp_community",
+    "readonly_community",
+    "readonly_community_v6",
+    "community_password",
+    "auth_md5",
+    "auth_sha",
+    "auth_sha256",
+    "encrypt_aes",
+    "encrypt_des",
+];
+
+/// JSON tables under which a `value` is a key (SONiC `NTP_KEY`).
+const JSON_KEY_TABLES: &[&str] = &["ntp_key", "authentication_key"];
+
+struct Redactor {
+    rules: Vec<Regex>,
+    trigger: Regex,
+    yaml_key: Regex,
+    begin_key: Regex,
+    quoted: Regex,
+}
+
+static REDACTOR: LazyLock<Option<Redactor>> = LazyLock::new(|| {
+    let rules = rule_sources()
+        .iter()
+        .map(|s| Regex::new(s))
+        .collect::<Result<Vec<_>, _>>()
+        .ok()?;
+    Some(Redactor {
+        rules,
+        trigger: Regex::new(TRIGGER).ok()?,
+        yaml_key: Regex::new(
+            r#"^(\s*)(?:-\s+)?("[^"]*"|'[^']*'|[^\s:#"'][^:]*?):(?:[ \t]+(\S.*?))?\s*$"#,
+        )
+        .ok()?,
+        begin_key: Regex::new(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----").ok()?,
+        quoted: Regex::new(r#""([^"]*)""#).ok()?,
+    })
+});
+
+/// Replace every secret in `text`; returns the text and how many secrets were replaced.
+pub fn redact(text: &str) -> (String, usize) {
+    redact_with(text, &[])
+}
+
+/// [`redact`], then `extra` rules (a vendor file's own `redact` list) applied line by line.
+pub fn redact_with(text: &str, extra: &[Regex]) -> (String, usize) {
+    let Some(r) = REDACTOR.as_ref() else {
+        // The built-in rules are tested to compile; were they not to, nothing is shown.
+        return (text.lines().map(|_| MARK).collect::<Vec<_>>().join("\n"), 1);
+    };
+    let mut count = 0;
+    let json_done;
+    let whole_json = looks_like_json(text);
+    let text = if whole_json {
+        let (t, n) = json(text);
+        count += n;
+        json_done = t;
+        json_done.as_str()
+    } else {
+        text
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut pem = false;
+    // YAML: (indent of the parent key, indent of its children once seen)
+    let mut yaml: Option<(usize, Option<usize>)> = None;
+    for raw in text.split_inclusive('\n') {
+        let body_len = raw.trim_end_matches(['\n', '\r']).len();
+        let (line, eol) = raw.split_at(body_len);
+        if pem {
+            if line.contains("-----END") {
+                pem = false;
+                out.push_str(raw);
+            } else {
+                if line != MARK {
+                    count += 1;
+                }
+                out.push_str(MARK);
+                out.push_str(eol);
+            }
+            continue;
+        }
+        let mut line = std::borrow::Cow::Borrowed(line);
+        if let Some(m) = r.begin_key.find(&line) {
+            let rest = &line[m.end()..];
+            if let Some(end) = rest.find("-----END") {
+                // A whole key on one line (a JSON string with `\n` escapes).
+                let (s, e) = (m.end(), m.end() + end);
+                if line[s..e] != *MARK {
+                    line = std::borrow::Cow::Owned(format!("{}{MARK}{}", &line[..s], &line[e..]));
+                    count += 1;
+                }
+            } else {
+                pem = true;
+                if !rest.trim().is_empty() && rest != MARK {
+                    count += 1;
+                    line = std::borrow::Cow::Owned(format!("{}{MARK}", &line[..m.end()]));
+                }
+                out.push_str(&line);
+                out.push_str(eol);
+                continue;
+            }
+        }
+        // YAML children of a secret parent.
+        if let Some((pi, ci)) = yaml {
+            let indent = line.len() - line.trim_start().len();
+            if line.trim().is_empty() || line.trim_start().starts_with('#') {
+                // blank or comment: keeps the state
+            } else if indent <= pi {
+                yaml = None;
+            } else {
+                let ci = ci.unwrap_or(indent);
+                yaml = Some((pi, Some(ci)));
+                if indent == ci
+                    && let Some(c) = r.yaml_key.captures(&line)
+                    && let Some(k) = c.get(2)
+                {
+                    let (s, e) = unquote(k.start(), k.end(), &line);
+                    if s < e && line[s..e] != *MARK {
+                        line =
+                            std::borrow::Cow::Owned(format!("{}{MARK}{}", &line[..s], &line[e..]));
+                        count += 1;
+                    }
+                }
+            }
+        }
+        if yaml.is_none()
+            && let Some(c) = r.yaml_key.captures(&line)
+            && c.get(3).is_none()
+            && let (Some(i), Some(k)) = (c.get(1), c.get(2))
+        {
+            let key = k.as_str().trim_matches(['"', '\'']).to_ascii_lowercase();
+            if YAML_PARENTS.contains(&key.as_str()) {
+                yaml = Some((i.as_str().len(), None));
+            }
+        }
+        // A JSON document on one line of another text (`nv config show -o json` in a log).
+        if !whole_json && looks_like_json(&line) {
+            let (t, n) = json(&line);
+            if n > 0 {
+                count += n;
+                line = std::borrow::Cow::Owned(t);
+            }
+        }
+        if r.trigger.is_match(&line) {
+            let mut l = line.into_owned();
+            if l.contains("## SECRET-DATA") {
+                count += replace_groups(&mut l, &r.quoted);
+            }
+            for re in r.rules.iter().chain(extra) {
+                count += replace_groups(&mut l, re);
+            }
+            out.push_str(&l);
+        } else {
+            out.push_str(&line);
+        }
+        out.push_str(eol);
+    }
+    (out, count)
+}
+
+/// The inside of a quoted span, or the span itself.
+fn unquote(s: usize, e: usize, line: &str) -> (usize, usize) {
+    let t = &line[s..e];
+    if t.len() >= 2
+        && ((t.starts_with('"') && t.ends_with('"')) || (t.starts_with('\'') && t.ends_with('\'')))
+    {
+        (s + 1, e - 1)
+    } else {
+        (s, e)
+    }
+}
+
+/// Words that follow `password`/`secret` in settings that hold no secret
+/// (NX-OS `no password strength-check`, `feature password encryption aes`).
+const NOT_SECRETS: &[&str] = &["strength-check", "encryption", "prompt"];
+
+/// Replace every participating capture group of every match of `re` in `line`.
+fn replace_groups(line: &mut String, re: &Regex) -> usize {
+    let mut spans = Vec::new();
+    for c in re.captures_iter(line) {
+        let groups: Vec<_> = c.iter().skip(1).flatten().collect();
+        if groups.is_empty() {
+            if let Some(m) = c.get(0) {
+                spans.push((m.start(), m.end()));
+            }
+            continue;
+        }
+        for m in groups {
+            let (s, e) = unquote(m.start(), m.end(), line);
+            spans.push((s, e));
+        }
+    }
+    let mut n = 0;
+    let mut out = String::with_capacity(line.len());
+    let mut last = 0;
+    for (s, e) in spans {
+        if s < last || s >= e {
+            continue;
+        }
+        let v = &line[s..e];
+        if v == MARK || v.is_empty() || NOT_SECRETS.contains(&v) {
+            continue;
+        }
+        out.push_str(&line[last..s]);
+        out.push_str(MARK);
+        last = e;
+        n += 1;
+    }
+    if n > 0 {
+        out.push_str(&line[last..]);
+        *line = out;
+    }
+    n
+}
+
+fn looks_like_json(text: &str) -> bool {
+    matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
+}
+
+fn norm(key: &str) -> String {
+    key.to_ascii_lowercase().replace('-', "_")
+}
+
+/// One open JSON container.
+struct Frame {
+    object: bool,
+    /// The key this container is the value of (normalized).
+    key: String,
+    /// Keys of this object are secrets.
+    secret_keys: bool,
+    /// Inside a table of keys (`NTP_KEY`): `value` is a secret.
+    key_table: bool,
+}
+
+/// Walk a JSON document (lenient: it may be cut or malformed) and redact string values whose
+/// key names a secret, and keys of objects whose own key lists secrets. Only the insides of
+/// strings change; every other byte, new lines included, is kept.
+fn json(text: &str) -> (String, usize) {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut expect_key = false;
+    let mut cur_key = String::new();
+    let mut count = 0;
+    let mut i = 0;
+    let mut last = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < b.len() && b[j] != b'"' {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                let end = j.min(b.len());
+                let s = &text[start..end];
+                let top = stack.last();
+                let secret = if expect_key && top.is_some_and(|f| f.object) {
+                    let f = top.map(|f| f.secret_keys).unwrap_or(false);
+                    cur_key = norm(s);
+                    if let Some(p) = s.find('|')
+                        && norm(&s[..p]) == "snmp_community"
+                        && &s[p + 1..] != MARK
+                    {
+                        out.push_str(&text[last..start + p + 1]);
+                        out.push_str(MARK);
+                        last = end;
+                        count += 1;
+                    }
+                    f
+                } else {
+                    let in_array_of = top
+                        .filter(|f| !f.object)
+                        .map(|f| f.key.as_str())
+                        .unwrap_or("");
+                    let k = if top.is_some_and(|f| f.object) {
+                        cur_key.as_str()
+                    } else {
+                        in_array_of
+                    };
+                    JSON_VALUE_KEYS.contains(&k)
+                        || (k == "value" && top.is_some_and(|f| f.key_table))
+                };
+                if secret && s != MARK && !s.is_empty() && last <= start {
+                    out.push_str(&text[last..start]);
+                    out.push_str(MARK);
+                    last = end;
+                    count += 1;
+                }
+                i = end + 1;
+                continue;
+            }
+            c @ (b'{' | b'[') => {
+                let parent = stack.last();
+                let key = if parent.is_some_and(|f| f.object) {
+                    cur_key.clone()
+                } else {
+                    parent.map(|f| f.key.clone()).unwrap_or_default()
+                };
+                let key_table =
+                    parent.is_some_and(|f| f.key_table) || JSON_KEY_TABLES.contains(&key.as_str());
+                stack.push(Frame {
+                    object: c == b'{',
+                    secret_keys: c == b'{' && JSON_PARENT_KEYS.contains(&key.as_str()),
+                    key_table,
+                    key,
+                });
+                expect_key = c == b'{';
+            }
+            b'}' | b']' => {
+                stack.pop();
+                expect_key = false;
+            }
+            b':' => expect_key = false,
+            b',' => expect_key = stack.last().is_some_and(|f| f.object),
+            _ => {}
+        }
+        i += 1;
+    }
+    out.push_str(&text[last.min(text.len())..]);
+    (out, count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_compile() {
+        for s in rule_sources() {
+            assert!(Regex::new(&s).is_ok(), "{s}");
+        }
+        assert!(REDACTOR.is_some());
+    }
+
+    #[test]
+    fn structure_stays_and_redaction_is_idempotent() {
+        let t = "snmp-server community Abc123 ro\ninterface Ethernet1/1\n  mtu 9216\n";
+        let (o, n) = redact(t);
+        assert_eq!(
+            o,
+            "snmp-server community <redacted> ro\ninterface Ethernet1/1\n  mtu 9216\n"
+        );
+        assert_eq!(n, 1);
+        assert_eq!(redact(&o), (o.clone(), 0));
+    }
+
+    #[test]
+    fn pem_blocks_keep_their_line_count() {
+        let t = "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\nBBBB\n-----END OPENSSH PRIVATE KEY-----\nb\n";
+        let (o, _) = redact(t);
+        assert_eq!(o.lines().count(), t.lines().count());
+        assert!(
+            !o.contains("AAAA") && !o.contains("BBBB") && o.ends_with("b\n"),
+            "{o}"
+        );
+    }
+
+    #[test]
+    fn json_keys_and_values_by_name() {
+        let t = r#"{"SNMP_COMMUNITY": {"c0mm": {"TYPE": "RO"}}, "LDAP": {"global": {"bind_password": "pw1"}},
+ "NTP_KEY": {"1": {"type": "md5", "value": "k3y"}}, "PORT": {"Ethernet0": {"mtu": "9100"}}}"#;
+        let (o, n) = redact(t);
+        for s in ["c0mm", "pw1", "k3y"] {
+            assert!(!o.contains(s), "{s}: {o}");
+        }
+        assert!(o.contains(r#""mtu": "9100""#), "{o}");
+        assert_eq!(n, 3, "{o}");
+    }
+
+    #[test]
+    fn yaml_children_of_a_secret_parent() {
+        let t = "snmp-server:\n  readonly-community:\n    c0mm:\n      access:\n        any: {}\n  enable: on\n";
+        let (o, _) = redact(t);
+        assert!(
+            !o.contains("c0mm") && o.contains("access:") && o.contains("enable: on"),
+            "{o}"
+        );
+    }
+}
