@@ -21,16 +21,27 @@ fn bin() -> Command {
 
 /// Run the binary, killed after `limit` (a read that blocks must fail the test, not hang it).
 fn run_bounded(args: &[&str], limit: Duration) -> Output {
+    use std::io::Read;
     let mut child = bin()
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Drain both pipes while waiting, or a large report would block the child on a full pipe.
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut b = Vec::new();
+            let _ = r.read_to_end(&mut b);
+            b
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
     let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
         }
         if start.elapsed() > limit {
             let _ = child.kill();
@@ -38,6 +49,11 @@ fn run_bounded(args: &[&str], limit: Duration) -> Output {
             panic!("fabric-audit {args:?} still running after {limit:?}: it blocked");
         }
         std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
     }
 }
 
@@ -161,10 +177,12 @@ fn fifos_and_dev_zero_are_refused_without_blocking() {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo");
     };
     fifo(&snap.join("fabric.toml"));
+    std::fs::remove_file(snap.join("devices/gpu01/device.toml")).unwrap();
     fifo(&snap.join("devices/gpu01/device.toml"));
     fifo(&snap.join("waivers.toml"));
     link(Path::new("/dev/zero"), &snap.join("collection.toml"));
     link(Path::new("/dev/zero"), &snap.join("probes.json"));
+    std::fs::remove_file(snap.join("devices/gpu02/ethtool_-S_eth2.txt")).unwrap();
     link(
         Path::new("/dev/zero"),
         &snap.join("devices/gpu02/ethtool_-S_eth2.txt"),
@@ -347,7 +365,8 @@ fn escape_snapshot(tag: &str, payload: &str) -> (PathBuf, PathBuf) {
     );
     std::fs::write(&cfg, text).unwrap();
     std::fs::write(
-        snap.join("devices/gpu01").join(format!("junk{payload}.txt")),
+        snap.join("devices/gpu01")
+            .join(format!("junk{}.txt", payload.replace('/', "_"))),
         "x\n",
     )
     .unwrap();
@@ -449,7 +468,14 @@ fn mixed(t: &str) -> Vec<u8> {
         match l.strip_suffix('\n') {
             Some(body) => {
                 out.push_str(body);
-                out.push_str(ends[i % 3]);
+                // A CR then an empty LF-ended line is a CRLF pair to any reader: keep the
+                // empty line by ending it with CR too.
+                let end = if body.is_empty() && out.ends_with('\r') && ends[i % 3] == "\n" {
+                    "\r"
+                } else {
+                    ends[i % 3]
+                };
+                out.push_str(end);
             }
             None => out.push_str(l),
         }
