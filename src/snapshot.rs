@@ -265,9 +265,10 @@ impl Snapshot {
                 }
                 // A refused fabric.toml is reported and the audit goes on without it (no
                 // cabling plan, default policy): never a hang, never a crash.
-                Err(read::ReadError::Refused(why)) => snap
-                    .notices
-                    .push(Notice::refused(None, "fabric.toml".into(), &why)),
+                Err(read::ReadError::Refused(why)) => {
+                    snap.notices
+                        .push(Notice::refused(None, "fabric.toml".into(), &why))
+                }
                 Err(e) => bail!("fabric.toml: {e}"),
             }
         }
@@ -340,11 +341,9 @@ impl Snapshot {
                     .unwrap_or_default();
                 if !ft.is_dir() {
                     snap.notices.push(match read::odd_kind(&ft) {
-                        Some(_) if ft.is_symlink() => Notice::refused(
-                            Some(name),
-                            rel(root, &dir),
-                            &read::link_refusal(&dir),
-                        ),
+                        Some(_) if ft.is_symlink() => {
+                            Notice::refused(Some(name), rel(root, &dir), &read::link_refusal(&dir))
+                        }
                         _ => Notice {
                             device: None,
                             file: rel(root, &dir),

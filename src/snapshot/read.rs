@@ -127,8 +127,10 @@ pub fn link_refusal(path: &Path) -> String {
             "a symbolic link (to {}): not followed; a snapshot is read only from its own regular files",
             t.display()
         ),
-        Err(_) => "a symbolic link: not followed; a snapshot is read only from its own regular files"
-            .into(),
+        Err(_) => {
+            "a symbolic link: not followed; a snapshot is read only from its own regular files"
+                .into()
+        }
     }
 }
 
@@ -148,7 +150,9 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, ReadError> {
         return Err(ReadError::Refused(link_refusal(path)));
     }
     if ft.is_dir() {
-        return Err(ReadError::Refused("a folder where a file was expected".into()));
+        return Err(ReadError::Refused(
+            "a folder where a file was expected".into(),
+        ));
     }
     if let Some(kind) = odd_kind(&ft) {
         return Err(ReadError::Refused(format!(
