@@ -404,10 +404,9 @@ fn read_journal(
         }
         Err(e) => Err(e.to_string()),
     };
-    let journal = match text.and_then(|t| {
-        toml::from_str::<Journal>(&t)
-            .map_err(|e| toml_error(&rel_p, &t, &e))
-    }) {
+    let journal = match text
+        .and_then(|t| toml::from_str::<Journal>(&t).map_err(|e| toml_error(&rel_p, &t, &e)))
+    {
         Ok(j) => j,
         Err(e) => {
             notices.push(Notice {

@@ -479,6 +479,9 @@ fn model_and_findings(snap: &Path) -> (serde_json::Value, Vec<String>) {
     (m, f)
 }
 
+/// A rewrite of a file's text (line ends, BOM).
+type Rewrite<'a> = &'a dyn Fn(&str) -> Vec<u8>;
+
 fn cr_only(t: &str) -> Vec<u8> {
     t.replace('\n', "\r").into_bytes()
 }
@@ -517,7 +520,7 @@ fn bom(t: &str) -> Vec<u8> {
 /// and the same findings as the LF original.
 #[test]
 fn every_line_ending_and_a_bom_read_the_same_on_every_platform() {
-    let cases: [(&str, &dyn Fn(&str) -> Vec<u8>); 4] = [
+    let cases: [(&str, Rewrite); 4] = [
         ("cr", &cr_only),
         ("crlf", &crlf),
         ("mixed", &mixed),
