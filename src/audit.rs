@@ -6,7 +6,7 @@ use crate::model::probe::Probe;
 use crate::model::{Fabric, Notice};
 use crate::rules::{RuleSet, table_to_json};
 use crate::snapshot::Snapshot;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Default, Clone)]
@@ -43,19 +43,35 @@ struct ProbesDoc {
 }
 
 /// Read `probes.json` of a snapshot: a JSON report with a `probes` array, or the bare array.
+/// A refused file (a link, not a regular file, over the size cap) is an error here; the audit
+/// uses [`read_probes_or_refusal`] to report it as a finding instead.
 pub fn read_probes(snapshot: &Path) -> Result<Option<Vec<Probe>>> {
-    let path = snapshot.join(PROBES_FILE);
-    if !path.exists() {
-        return Ok(None);
+    match read_probes_or_refusal(snapshot)? {
+        Ok(p) => Ok(p),
+        Err(n) => anyhow::bail!("{}", n.message),
     }
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+}
+
+/// [`read_probes`], a refused file handed back as a notice (kind `refused`).
+pub fn read_probes_or_refusal(
+    snapshot: &Path,
+) -> Result<std::result::Result<Option<Vec<Probe>>, Notice>> {
+    use crate::snapshot::read::{self, ReadError};
+    let path = snapshot.join(PROBES_FILE);
+    if !read::entry_exists(&path) {
+        return Ok(Ok(None));
+    }
+    let text = match read::read_text(&path) {
+        Ok(t) => t,
+        Err(ReadError::Refused(why)) => return Ok(Err(refused_notice(PROBES_FILE, &why))),
+        Err(e) => anyhow::bail!("cannot read {}: {e}", path.display()),
+    };
     let r = if text.trim_start().starts_with('[') {
         serde_json::from_str::<Vec<Probe>>(&text)
     } else {
         serde_json::from_str::<ProbesDoc>(&text).map(|d| d.probes)
     };
-    r.map(Some).map_err(|e| {
+    r.map(|p| Ok(Some(p))).map_err(|e| {
         anyhow::anyhow!(
             "{}:{}:{}: not a list of probe results: {e}",
             path.display(),
@@ -63,6 +79,17 @@ pub fn read_probes(snapshot: &Path) -> Result<Option<Vec<Probe>>> {
             e.column()
         )
     })
+}
+
+/// The notice of a snapshot file [`crate::snapshot::read`] refused (rule PARSE010).
+fn refused_notice(file: &str, why: &str) -> Notice {
+    Notice {
+        kind: "refused".into(),
+        device: crate::finding::FABRIC.into(),
+        file: file.into(),
+        line: None,
+        message: format!("{file} is {why}"),
+    }
 }
 
 /// Evaluate the probe rules on `probes` and tie each PROBE finding to the config findings on
@@ -144,10 +171,34 @@ pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, Rule
     let parsers = crate::load_parsers(opts.parsers_dir.as_deref())?;
     let rules = load_rules(opts.rules_dir.as_deref())?;
     let snap = Snapshot::read(snapshot)?;
-    let (policy, notices) = resolve_policy(&rules, &snap);
+    let (policy, mut notices) = resolve_policy(&rules, &snap);
+    let probes = match read_probes_or_refusal(snapshot)? {
+        Ok(p) => p.unwrap_or_default(),
+        Err(n) => {
+            notices.push(n);
+            Vec::new()
+        }
+    };
+    // Waivers from --waivers, or the snapshot's own waivers.toml (named relative to the
+    // snapshot, as its config files are). Read under the same rules as the snapshot: the file
+    // may sit in the checkout of the change under review.
+    let waiver_file = match &opts.waivers {
+        Some(p) => Some((p.clone(), p.display().to_string())),
+        None => Some(snapshot.join(crate::rules::waivers::FILE))
+            .filter(|p| crate::snapshot::read::entry_exists(p))
+            .map(|p| (p, crate::rules::waivers::FILE.to_string())),
+    };
+    let mut waiver_text = None;
+    if let Some((path, name)) = waiver_file {
+        use crate::snapshot::read::{self, ReadError};
+        match read::read_text(&path) {
+            Ok(t) => waiver_text = Some((t, name)),
+            Err(ReadError::Refused(why)) => notices.push(refused_notice(&name, &why)),
+            Err(e) => anyhow::bail!("cannot read {}: {e}", path.display()),
+        }
+    }
     let fabric = assemble(&parsers, &snap, policy, notices);
     let (mut findings, mut passes) = crate::rules::eval::evaluate_with_passes(&rules, &fabric);
-    let probes = read_probes(snapshot)?.unwrap_or_default();
     if !probes.is_empty() {
         let (pf, pp) = probe_findings(&rules, &probes, &fabric.policy, &findings);
         findings.extend(pf);
@@ -160,18 +211,8 @@ pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, Rule
         }
     }
     let mut fabric = fabric;
-    // Waivers from --waivers, or the snapshot's own waivers.toml (named relative to the
-    // snapshot, as its config files are).
-    let waiver_file = match &opts.waivers {
-        Some(p) => Some((p.clone(), p.display().to_string())),
-        None => Some(snapshot.join(crate::rules::waivers::FILE))
-            .filter(|p| p.exists())
-            .map(|p| (p, crate::rules::waivers::FILE.to_string())),
-    };
     let mut waived = Vec::new();
-    if let Some((path, name)) = waiver_file {
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+    if let Some((text, name)) = waiver_text {
         let ws = crate::rules::waivers::parse(&text, &name)?;
         let ids: Vec<&str> = rules.rules.iter().map(|r| r.spec.id.as_str()).collect();
         let applied =

@@ -45,7 +45,7 @@ pub fn assemble(
     }
     for n in &snap.notices {
         notices.push(Notice {
-            kind: "snapshot".into(),
+            kind: if n.refused { "refused" } else { "snapshot" }.into(),
             device: n
                 .device
                 .clone()

@@ -123,7 +123,7 @@ pub struct Fabric {
 /// A problem found while reading the snapshot, outside any one device model.
 #[derive(Debug, Clone, Serialize)]
 pub struct Notice {
-    /// snapshot | plan | policy | unknown-file | collection
+    /// snapshot | refused | plan | policy | unknown-file | collection
     pub kind: String,
     pub device: String,
     pub file: String,

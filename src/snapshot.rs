@@ -2,7 +2,10 @@
 //!
 //! Nothing here interprets vendor text; it only finds the inputs of each device, decides which
 //! command each file holds, and records every problem (unreadable file, unknown file, bad
-//! `device.toml`) so the audit can report it and go on.
+//! `device.toml`) so the audit can report it and go on. Every file is read through [`read`],
+//! which never follows a link, reads only regular files and caps their size.
+
+pub mod read;
 
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
@@ -144,6 +147,21 @@ pub struct Notice {
     pub file: String,
     pub line: Option<u32>,
     pub message: String,
+    /// A file refused by [`read`] (a link, not a regular file, over the size cap): reported
+    /// by PARSE010 rather than PARSE005.
+    pub refused: bool,
+}
+
+impl Notice {
+    fn refused(device: Option<String>, file: String, why: &str) -> Notice {
+        Notice {
+            device,
+            message: format!("{file} is {why}"),
+            file,
+            line: None,
+            refused: true,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -172,17 +190,8 @@ pub fn command_file_name(cmd: &str) -> String {
     s
 }
 
-fn read_text(path: &Path) -> Result<String, String> {
-    match std::fs::read(path) {
-        Ok(bytes) => crate::parser::decode(bytes),
-        Err(e) => Err(format!("cannot read: {e}")),
-    }
-}
-
-/// A device's input (a config or a command output): read, then its secrets redacted before
-/// anything parses or reports it (a hand-made snapshot was never through `collect`).
-fn read_input(path: &Path) -> Result<String, String> {
-    read_text(path).map(|t| crate::redact::redact(&t).0)
+fn read_text(path: &Path) -> Result<String, read::ReadError> {
+    read::read_text(path)
 }
 
 /// Strings of a device.toml and notices may quote device text: redacted too.
@@ -222,13 +231,31 @@ fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> String {
     }
 }
 
-fn sorted_entries(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+/// The entries of a folder, sorted, each with its own type (links not followed).
+fn sorted_entries(dir: &Path) -> Result<Vec<(PathBuf, std::fs::FileType)>> {
+    let mut v: Vec<(PathBuf, std::fs::FileType)> = std::fs::read_dir(dir)
         .with_context(|| format!("cannot list {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|e| e.ok().and_then(|e| Some((e.path(), e.file_type().ok()?))))
         .collect();
-    v.sort();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(v)
+}
+
+/// What a top-level folder of the snapshot is: absent, a real folder, or refused (a link to
+/// a folder elsewhere, or not a folder).
+enum Top {
+    Absent,
+    Dir,
+    Refused(String),
+}
+
+fn top_dir(p: &Path) -> Top {
+    match std::fs::symlink_metadata(p) {
+        Err(_) => Top::Absent,
+        Ok(m) if m.file_type().is_symlink() => Top::Refused(read::link_refusal(p)),
+        Ok(m) if m.is_dir() => Top::Dir,
+        Ok(_) => Top::Absent,
+    }
 }
 
 impl Snapshot {
@@ -249,11 +276,21 @@ impl Snapshot {
             ..Default::default()
         };
         let fabric_path = root.join("fabric.toml");
-        if fabric_path.exists() {
-            let text = read_text(&fabric_path).map_err(|e| anyhow::anyhow!("fabric.toml: {e}"))?;
-            snap.fabric = toml::from_str(&text)
-                .map_err(|e| anyhow::anyhow!(toml_error("fabric.toml", &text, &e)))?;
-            snap.fabric_text = text;
+        if read::entry_exists(&fabric_path) {
+            match read_text(&fabric_path) {
+                Ok(text) => {
+                    snap.fabric = toml::from_str(&text)
+                        .map_err(|e| anyhow::anyhow!(toml_error("fabric.toml", &text, &e)))?;
+                    snap.fabric_text = text;
+                }
+                // A refused fabric.toml is reported and the audit goes on without it (no
+                // cabling plan, default policy): never a hang, never a crash.
+                Err(read::ReadError::Refused(why)) => {
+                    snap.notices
+                        .push(Notice::refused(None, "fabric.toml".into(), &why))
+                }
+                Err(e) => bail!("fabric.toml: {e}"),
+            }
         }
         let mut by_name: BTreeMap<String, DeviceInput> = BTreeMap::new();
         for d in &snap.fabric.devices {
@@ -267,55 +304,76 @@ impl Snapshot {
         }
         let configs = root.join("configs");
         let devices = root.join("devices");
-        if !configs.is_dir() && !devices.is_dir() {
+        let (configs_top, devices_top) = (top_dir(&configs), top_dir(&devices));
+        for (top, name) in [(&configs_top, "configs"), (&devices_top, "devices")] {
+            if let Top::Refused(why) = top {
+                snap.notices.push(Notice::refused(None, name.into(), why));
+            }
+        }
+        let any_refused = snap.notices.iter().any(|n| n.refused);
+        if !matches!(configs_top, Top::Dir) && !matches!(devices_top, Top::Dir) && !any_refused {
             bail!(
                 "snapshot {} has neither configs/ nor devices/: nothing to audit",
                 root.display()
             );
         }
-        if configs.is_dir() {
-            for p in sorted_entries(&configs)? {
+        if matches!(configs_top, Top::Dir) {
+            for (p, ft) in sorted_entries(&configs)? {
                 let r = rel(root, &p);
-                if !p.is_file() {
+                let name = p
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                if ft.is_dir() {
                     snap.notices.push(Notice {
                         device: None,
                         file: r,
                         line: None,
                         message: "not a file; configs/ holds one config file per device".into(),
+                        refused: false,
                     });
                     continue;
                 }
-                let name = p
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
                 if name.starts_with('.') || name.is_empty() {
                     continue;
                 }
+                let text = match read_text(&p) {
+                    Err(read::ReadError::Refused(why)) => {
+                        snap.notices.push(Notice::refused(Some(name), r, &why));
+                        continue;
+                    }
+                    t => t.map_err(|e| e.to_string()),
+                };
                 let e = by_name.entry(name.clone()).or_default();
                 e.name = name;
                 e.files.push(InputFile {
                     rel: r,
                     command: None,
-                    text: read_input(&p),
+                    text: text.map(|t| crate::redact::redact(&t).0),
                 });
             }
         }
-        if devices.is_dir() {
-            for dir in sorted_entries(&devices)? {
-                if !dir.is_dir() {
-                    snap.notices.push(Notice {
-                        device: None,
-                        file: rel(root, &dir),
-                        line: None,
-                        message: "not a folder; devices/ holds one folder per device".into(),
-                    });
-                    continue;
-                }
+        if matches!(devices_top, Top::Dir) {
+            for (dir, ft) in sorted_entries(&devices)? {
                 let name = dir
                     .file_name()
                     .map(|s| s.to_string_lossy().into_owned())
                     .unwrap_or_default();
+                if !ft.is_dir() {
+                    snap.notices.push(match read::odd_kind(&ft) {
+                        Some(_) if ft.is_symlink() => {
+                            Notice::refused(Some(name), rel(root, &dir), &read::link_refusal(&dir))
+                        }
+                        _ => Notice {
+                            device: None,
+                            file: rel(root, &dir),
+                            line: None,
+                            message: "not a folder; devices/ holds one folder per device".into(),
+                            refused: false,
+                        },
+                    });
+                    continue;
+                }
                 if name.starts_with('.') {
                     if name.ends_with(".partial") {
                         snap.notices.push(Notice {
@@ -325,6 +383,7 @@ impl Snapshot {
                             message:
                                 "unfinished device folder of an interrupted collection; ignored"
                                     .into(),
+                            refused: false,
                         });
                     }
                     continue;
@@ -357,11 +416,19 @@ fn read_journal(
     notices: &mut Vec<Notice>,
 ) {
     let path = root.join(JOURNAL);
-    if !path.exists() {
+    if !read::entry_exists(&path) {
         return;
     }
     let rel_p = rel(root, &path);
-    let journal = match read_text(&path)
+    let text = match read_text(&path) {
+        Ok(t) => Ok(t),
+        Err(read::ReadError::Refused(why)) => {
+            notices.push(Notice::refused(None, rel_p, &why));
+            return;
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    let journal = match text
         .and_then(|t| toml::from_str::<Journal>(&t).map_err(|e| toml_error(&rel_p, &t, &e)))
     {
         Ok(j) => j,
@@ -371,6 +438,7 @@ fn read_journal(
                 file: rel_p,
                 line: None,
                 message: format!("collection journal unreadable: {e}"),
+                refused: false,
             });
             return;
         }
@@ -384,6 +452,7 @@ fn read_journal(
                 "the collection started at {} never finished (still running, or it crashed)",
                 journal.started_at
             ),
+            refused: false,
         });
     }
     for d in journal.devices {
@@ -417,7 +486,7 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
     let toml_path = dir.join("device.toml");
     let mut meta = DeviceToml::default();
     let toml_rel = rel(root, &toml_path);
-    if toml_path.exists() {
+    if read::entry_exists(&toml_path) {
         match read_text(&toml_path) {
             Ok(text) => match toml::from_str::<DeviceToml>(&text) {
                 Ok(m) => {
@@ -429,13 +498,20 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
                     file: toml_rel.clone(),
                     line: e.span().map(|s| line_col(&text, s.start).0 as u32),
                     message: format!("device.toml ignored: {}", toml_error(&toml_rel, &text, &e)),
+                    refused: false,
                 }),
             },
+            Err(read::ReadError::Refused(why)) => notices.push(Notice::refused(
+                Some(dev.name.clone()),
+                toml_rel.clone(),
+                &why,
+            )),
             Err(e) => notices.push(Notice {
                 device: Some(dev.name.clone()),
                 file: toml_rel.clone(),
                 line: None,
-                message: e,
+                message: e.to_string(),
+                refused: false,
             }),
         }
     }
@@ -467,6 +543,7 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
                     "command {:?} failed during collection: {err}{stderr}",
                     c.cmd
                 ),
+                refused: false,
             });
         } else if let Some(code) = c.exit.filter(|&e| e != 0) {
             notices.push(Notice {
@@ -474,6 +551,7 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
                 file: toml_rel.clone(),
                 line: None,
                 message: format!("command {:?} exited with status {code}{stderr}", c.cmd),
+                refused: false,
             });
         }
         let Some(file) = &c.file else {
@@ -488,6 +566,7 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
                     "file {:?} of command {:?} is outside the device folder",
                     file, c.cmd
                 ),
+                refused: false,
             });
             continue;
         }
@@ -496,7 +575,7 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
     let Ok(entries) = sorted_entries(dir) else {
         return;
     };
-    for p in entries {
+    for (p, ft) in entries {
         let fname = p
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
@@ -505,19 +584,29 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
             continue;
         }
         let r = rel(root, &p);
-        if !p.is_file() {
+        if ft.is_dir() {
             notices.push(Notice {
                 device: Some(dev.name.clone()),
                 file: r,
                 line: None,
                 message: "unexpected folder inside a device folder".into(),
+                refused: false,
             });
             continue;
         }
+        let text = match read_text(&p) {
+            Err(read::ReadError::Refused(why)) => {
+                // Mapped or not, the file is accounted for by the refusal.
+                mapped.remove(&fname);
+                notices.push(Notice::refused(Some(dev.name.clone()), r, &why));
+                continue;
+            }
+            t => t.map_err(|e| e.to_string()),
+        };
         dev.files.push(InputFile {
             rel: r,
             command: mapped.remove(&fname),
-            text: read_input(&p),
+            text: text.map(|t| crate::redact::redact(&t).0),
         });
     }
     for (file, cmd) in mapped {
@@ -528,6 +617,7 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
             message: format!(
                 "device.toml lists {file:?} for command {cmd:?} but the file is missing"
             ),
+            refused: false,
         });
     }
 }

@@ -26,6 +26,14 @@ pub use review::ReviewArgs;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Largest snapshot file read (bytes, or with K/M/G: 64M, 1G); a larger file is reported
+    /// (PARSE010), not read. The snapshot itself cannot raise it.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_size)]
+    pub max_file_size: Option<u64>,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    crate::snapshot::read::parse_size(s)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -123,6 +131,9 @@ pub(crate) fn emit(text: &str, output: Option<&PathBuf>) -> Result<()> {
 
 /// Run one subcommand.
 pub fn run(cli: Cli) -> Result<ExitStatus> {
+    if let Some(n) = cli.max_file_size {
+        crate::snapshot::read::set_max_file_bytes(n);
+    }
     match cli.command {
         Command::Collect(a) => collect::run(a),
         Command::Emulate(a) => emulate::run(a),

@@ -1052,7 +1052,7 @@ impl Command {
                 Some(Ctx::Unknown) => {
                     out.unrecognized.push(Unrecognized {
                         line: lineno,
-                        text: trimmed.to_string(),
+                        text: clip_line(trimmed).into_owned(),
                     });
                     stack.push((indent, Ctx::Unknown));
                     continue;
@@ -1181,7 +1181,8 @@ impl Command {
                             out.unrecognized.push(Unrecognized {
                                 line: lineno,
                                 text: format!(
-                                    "{trimmed} (continues line {}, whose value may be cut)",
+                                    "{} (continues line {}, whose value may be cut)",
+                                    clip_line(trimmed),
                                     lineno - 1
                                 ),
                             });
@@ -1191,7 +1192,7 @@ impl Command {
                 }
                 out.unrecognized.push(Unrecognized {
                     line: lineno,
-                    text: trimmed.to_string(),
+                    text: clip_line(trimmed).into_owned(),
                 });
                 stack.push((indent, Ctx::Unknown));
             } else {
@@ -1223,12 +1224,67 @@ pub fn text_problem(text: &str) -> Option<String> {
     None
 }
 
-/// Read a file as text; invalid UTF-8 is reported with its position, not a panic.
+/// At most this many characters of an unrecognized line are kept in the model and reports.
+pub const LINE_SHOWN_CHARS: usize = 200;
+
+/// A line of input as reports show it: the first [`LINE_SHOWN_CHARS`] characters, and when it
+/// is longer, `… (N bytes)` with its full length. One 100 MiB line stays a 200-character line in
+/// every format instead of being copied whole into each.
+pub fn clip_line(s: &str) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(LINE_SHOWN_CHARS) {
+        None => std::borrow::Cow::Borrowed(s),
+        Some((at, _)) => std::borrow::Cow::Owned(format!("{} … ({} bytes)", &s[..at], s.len())),
+    }
+}
+
+/// Read a file as text; what cannot be text is reported with its position, not a panic.
+///
+/// Line endings are made uniform before any parser sees the text: CRLF (Windows, and what a
+/// terminal capture or a TFTP transfer in ASCII mode leaves) and a lone CR (classic Mac OS,
+/// some copy-pastes) both become LF, so a CR-only NX-OS or EOS config, which opens with a `!`
+/// comment, is read line by line instead of as one comment line. A CRLF pair becomes one line
+/// end, so line numbers match what an editor shows. A UTF-8 byte-order mark is dropped (it
+/// would make the first line unrecognized). UTF-16 text or invalid UTF-8 is reported (line,
+/// column); a NUL byte is reported when the file is parsed ([`text_problem`]): such a file is
+/// binary, or was saved in another encoding or padded with zeros, and reading around it would
+/// audit something else than the device has.
 pub fn decode(bytes: Vec<u8>) -> Result<String, String> {
+    let mut bytes = bytes;
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        bytes.drain(..3);
+    } else if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        return Err(
+            "UTF-16 text (byte-order mark at the start): save it as UTF-8 (iconv -f UTF-16 -t UTF-8)"
+                .into(),
+        );
+    }
+    let position = |bytes: &[u8], at: usize| -> (usize, usize) {
+        let before = &bytes[..at];
+        let line = memchr::memchr_iter(b'\n', before).count() + 1;
+        let start = memchr::memrchr(b'\n', before).map_or(0, |p| p + 1);
+        let col = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+        (line, col)
+    };
+    if memchr::memchr(b'\r', &bytes).is_some() {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if b == b'\r' {
+                out.push(b'\n');
+                if bytes.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+            } else {
+                out.push(b);
+            }
+            i += 1;
+        }
+        bytes = out;
+    }
     String::from_utf8(bytes).map_err(|e| {
         let at = e.utf8_error().valid_up_to();
-        let text = String::from_utf8_lossy(&e.as_bytes()[..at]).into_owned();
-        let (line, col) = line_col(&text, at);
+        let (line, col) = position(e.as_bytes(), at);
         format!("not UTF-8 text (invalid byte at line {line}, column {col}): binary data?")
     })
 }

@@ -4,7 +4,7 @@
 
 use super::Probe;
 use crate::finding::{Finding, Severity};
-use comfy_table::Cell;
+use crate::report::table::cell;
 use std::collections::BTreeSet;
 
 /// Config findings (warning or error, decided) on a port of the probe's path.
@@ -146,17 +146,17 @@ pub fn table(probes: &[Probe]) -> String {
             (None, None) => String::new(),
         };
         t.add_row(vec![
-            Cell::new(format!("{} → {}", p.src, p.dst)),
-            Cell::new(&p.path_class),
-            Cell::new(format!("{} {}", p.test, p.transport)),
-            Cell::new(p.size.map(|s| s.to_string()).unwrap_or_default()),
-            Cell::new(&p.status),
-            Cell::new(us(l.and_then(|l| l.min))),
-            Cell::new(us(l.map(|l| l.median))),
-            Cell::new(us(l.and_then(|l| l.p99))),
-            Cell::new(us(l.and_then(|l| l.max))),
-            Cell::new(p.bw_gbps.map(|b| format!("{b:.1}")).unwrap_or_default()),
-            Cell::new(note),
+            cell(format!("{} → {}", p.src, p.dst)),
+            cell(&p.path_class),
+            cell(format!("{} {}", p.test, p.transport)),
+            cell(p.size.map(|s| s.to_string()).unwrap_or_default()),
+            cell(&p.status),
+            cell(us(l.and_then(|l| l.min))),
+            cell(us(l.map(|l| l.median))),
+            cell(us(l.and_then(|l| l.p99))),
+            cell(us(l.and_then(|l| l.max))),
+            cell(p.bw_gbps.map(|b| format!("{b:.1}")).unwrap_or_default()),
+            cell(note),
         ]);
     }
     format!("{t}\n")

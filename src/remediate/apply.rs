@@ -35,8 +35,13 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         let e = e?;
         let p = e.path();
         let t = to.join(e.file_name());
-        if e.file_type()?.is_dir() {
+        let ft = e.file_type()?;
+        if ft.is_dir() {
             copy_tree(&p, &t)?;
+        } else if !ft.is_file() {
+            // A link or special file was never read by the audit (PARSE010); it is not copied
+            // either, so a link cannot bring a file from outside the snapshot into the copy.
+            continue;
         } else {
             std::fs::copy(&p, &t)
                 .with_context(|| format!("cannot copy {} to {}", p.display(), t.display()))?;

@@ -210,7 +210,7 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) 
             .entry(d.name.clone())
             .or_insert_with(|| {
                 let f = config_file(d)?;
-                let text = std::fs::read_to_string(snapshot.join(f)).ok()?;
+                let text = crate::snapshot::read::read_text(&snapshot.join(f)).ok()?;
                 let text = crate::redact::redact(&text).0;
                 Some(minijinja::Value::from_object(ConfigText(text)))
             })

@@ -2,16 +2,28 @@
 //! finding), `::error` / `::warning` / `::notice` by severity, with the file (relative to the
 //! repository root for a git review) and line when the finding cites them; then one `::notice`
 //! with the summary, and one listing the waived findings. Values are escaped by GitHub's
-//! workflow-command rules, so a device string cannot end the line or start a command.
+//! workflow-command rules, so a device string cannot end the line or start a command, and its
+//! control characters are shown escaped, so none reaches the log viewer or a terminal.
 
 use crate::finding::Severity;
 use crate::review::Review;
 
-/// Escape a command's message (data).
+/// Escape a command's message (data): control characters other than line breaks shown
+/// escaped (`\x1b`: the Actions log renders ANSI sequences), then GitHub's percent-encoding.
 pub fn data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c => {
+                let mut b = [0u8; 4];
+                out.push_str(&crate::report::terminal_safe(c.encode_utf8(&mut b), false));
+            }
+        }
+    }
+    out
 }
 
 /// Escape a property value.

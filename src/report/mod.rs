@@ -10,6 +10,41 @@ pub mod sarif;
 pub mod table;
 
 use crate::audit::Audit;
+use std::borrow::Cow;
+
+/// Report text is data: a string from a device or a file, made harmless for a terminal (or a
+/// log viewer that interprets ANSI sequences, as GitHub Actions' does). Every control
+/// character is shown escaped instead of sent: C0 (`\x1b` for ESC, so no OSC 52 clipboard
+/// write, OSC 0 title, CSI screen clear or OSC 8 hyperlink reaches the terminal), DEL, the C1
+/// controls (U+0080..U+009F, `\u{9b}` is a one-character CSI) and the bidirectional overrides
+/// that reorder what is displayed (U+202A..U+202E, U+2066..U+2069). A newline is kept when
+/// `keep_newline` (a table cell may span lines), every other is escaped; a tab is always
+/// escaped (it breaks column alignment).
+pub fn terminal_safe(s: &str, keep_newline: bool) -> Cow<'_, str> {
+    let bad = |c: char| -> bool {
+        (c.is_control() && !(keep_newline && c == '\n'))
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !s.chars().any(bad) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if !bad(c) {
+            out.push(c);
+        } else if (c as u32) < 0x80 {
+            match c {
+                '\t' => out.push_str("\\t"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                _ => out.push_str(&format!("\\x{:02x}", c as u32)),
+            }
+        } else {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        }
+    }
+    Cow::Owned(out)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {

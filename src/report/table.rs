@@ -9,6 +9,12 @@ use comfy_table::{
 };
 use std::fmt::Write as _;
 
+/// A table cell of text that may come from a device or a file: control characters escaped
+/// ([`super::terminal_safe`]), newlines kept as line breaks of the cell.
+pub fn cell<S: AsRef<str>>(s: S) -> Cell {
+    Cell::new(super::terminal_safe(s.as_ref(), true))
+}
+
 fn sev_cell(s: Severity, color: bool) -> Cell {
     let c = Cell::new(s.as_str());
     if !color {
@@ -53,13 +59,13 @@ pub fn waived_table(waived: &[crate::rules::waivers::Waived], color: bool) -> Ta
         let f = &w.finding;
         t.add_row(vec![
             sev_cell(f.severity, color),
-            Cell::new(&f.rule),
-            Cell::new(&f.device),
-            Cell::new(f.interface.as_deref().unwrap_or("")),
-            Cell::new(&w.waiver.reason),
-            Cell::new(&w.waiver.owner),
-            Cell::new(&w.waiver.expires),
-            Cell::new(format!("{}:{}", w.waiver.file, w.waiver.line)),
+            cell(&f.rule),
+            cell(&f.device),
+            cell(f.interface.as_deref().unwrap_or("")),
+            cell(&w.waiver.reason),
+            cell(&w.waiver.owner),
+            cell(&w.waiver.expires),
+            cell(format!("{}:{}", w.waiver.file, w.waiver.line)),
         ]);
     }
     t
@@ -73,17 +79,11 @@ pub fn render(a: &Audit, color: bool) -> String {
     let mut last_dev: Option<&str> = None;
     for f in &a.findings {
         if last_dev != Some(f.device.as_str()) {
-            let mut c = Cell::new(format!("▸ {}", f.device));
+            let mut c = cell(format!("▸ {}", f.device));
             if color {
                 c = c.add_attribute(Attribute::Bold);
             }
-            table.add_row(vec![
-                c,
-                Cell::new(""),
-                Cell::new(""),
-                Cell::new(""),
-                Cell::new(""),
-            ]);
+            table.add_row(vec![c, cell(""), cell(""), cell(""), cell("")]);
             last_dev = Some(&f.device);
         }
         let iface = match (&f.interface, &f.peer) {
@@ -104,10 +104,10 @@ pub fn render(a: &Audit, color: bool) -> String {
             .unwrap_or_default();
         table.add_row(vec![
             sev_cell(f.severity, color),
-            Cell::new(&f.rule),
-            Cell::new(iface),
-            Cell::new(&f.message),
-            Cell::new(src),
+            cell(&f.rule),
+            cell(iface),
+            cell(&f.message),
+            cell(src),
         ]);
     }
     if !a.probes.is_empty() {
@@ -148,10 +148,10 @@ pub fn render(a: &Audit, color: bool) -> String {
                 }
             };
             t.add_row(vec![
-                Cell::new(&p.device),
-                Cell::new(&p.file),
-                Cell::new(p.status.as_str()),
-                Cell::new(detail),
+                cell(&p.device),
+                cell(&p.file),
+                cell(p.status.as_str()),
+                cell(detail),
             ]);
         }
         let _ = writeln!(out, "Parse status\n{t}");

@@ -126,8 +126,8 @@ pub fn json(r: &super::Review) -> String {
 
 /// The terminal form: new findings first, then fixed, then waived; unchanged are only counted.
 pub fn text(r: &super::Review) -> String {
-    use comfy_table::Cell;
-    let mut out = format!("{}\n", r.headline());
+    use crate::report::table::cell;
+    let mut out = format!("{}\n", crate::report::terminal_safe(&r.headline(), false));
     let table = |header: Vec<&str>| {
         let mut t = crate::report::table::new_table(false);
         t.set_header(header);
@@ -140,11 +140,11 @@ pub fn text(r: &super::Review) -> String {
         let mut t = table(vec!["severity", "rule", "device", "interface", "message"]);
         for f in fs.iter() {
             t.add_row(vec![
-                Cell::new(f.severity.as_str()),
-                Cell::new(&f.rule),
-                Cell::new(&f.device),
-                Cell::new(f.interface.as_deref().unwrap_or("")),
-                Cell::new(&f.message),
+                cell(f.severity.as_str()),
+                cell(&f.rule),
+                cell(&f.device),
+                cell(f.interface.as_deref().unwrap_or("")),
+                cell(&f.message),
             ]);
         }
         out.push_str(&format!("{title}:\n{t}\n"));

@@ -109,6 +109,19 @@ pub fn export(repo: &Path, rev: &str, path: &str) -> Result<Tree> {
             String::from_utf8_lossy(&untar.stderr).trim()
         );
     }
+    // The snapshot folder itself must be a folder of the commit, not a link the commit
+    // carries (`fabric -> /home/runner`): no component of `path` is followed. Links inside
+    // the snapshot are refused file by file when it is read (rule PARSE010).
+    let mut at = root.clone();
+    for part in Path::new(path).components() {
+        at.push(part);
+        if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            bail!(
+                "{path:?} is a symbolic link in {rev} of {}: not followed (a snapshot folder is read only as itself)",
+                repo.display()
+            );
+        }
+    }
     if !tree.snapshot.is_dir() {
         bail!("{path:?} is not a folder in {rev} of {}", repo.display());
     }

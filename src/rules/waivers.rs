@@ -161,7 +161,7 @@ pub struct Waived {
 
 /// Read a waiver file. Every error names the file and line.
 pub fn load(path: &Path) -> Result<Vec<Waiver>> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::snapshot::read::read_text(path)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
     parse(&text, &path.display().to_string())
 }

@@ -249,7 +249,17 @@ pub struct Case {
     pub add: Vec<Add>,
     #[serde(default)]
     pub remove: Vec<String>,
+    /// Symbolic links made in the snapshot (after `remove`): `file` points at `target`.
+    #[serde(default)]
+    pub link: Vec<Link>,
     pub expect: Vec<Expect>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    pub file: String,
+    pub target: String,
 }
 
 fn clean() -> String {
@@ -342,6 +352,13 @@ pub fn build_case(path: &Path, tmp: &Path) -> Result<Case, String> {
     for r in &case.remove {
         std::fs::remove_file(tmp.join(r))
             .map_err(|e| format!("{}: remove {r}: {e}", path.display()))?;
+    }
+    for l in &case.link {
+        let f = tmp.join(&l.file);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&l.target, &f)
+            .map_err(|e| format!("{}: link {}: {e}", path.display(), l.file))?;
     }
     Ok(case)
 }
