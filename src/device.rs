@@ -57,6 +57,46 @@ fn command_of<'p>(
     None
 }
 
+/// Whether `cmd` is the platform's primary config form (its configs/ file is "config").
+fn is_primary(platform: &Platform, cmd: &crate::parser::Command) -> bool {
+    platform
+        .config_command()
+        .is_some_and(|c| std::ptr::eq(c, cmd))
+}
+
+/// Read a file of `configs/` with the platform's config forms (Cumulus: NVUE YAML, NVUE JSON,
+/// traffic.conf, NCLU) and keep the form that reads it best: passed before partial before
+/// failed, then the fewest unrecognized lines; the primary form first, so a file it reads
+/// completely is parsed once.
+fn read_config<'p>(
+    platform: &'p Platform,
+    primary: &'p crate::parser::Command,
+    text: &'p str,
+) -> (&'p crate::parser::Command, crate::parser::Parsed<'p>) {
+    let rank = |p: &crate::parser::Parsed| {
+        let status = match p.status {
+            ParseStatus::Passed => 2,
+            ParseStatus::Partial => 1,
+            ParseStatus::Failed => 0,
+        };
+        (status, std::cmp::Reverse(p.unrecognized.len()))
+    };
+    let mut best = (primary, primary.parse(text));
+    for c in platform.config_commands() {
+        if best.1.status == ParseStatus::Passed {
+            break;
+        }
+        if std::ptr::eq(c, primary) {
+            continue;
+        }
+        let parsed = c.parse(text);
+        if rank(&parsed) > rank(&best.1) {
+            best = (c, parsed);
+        }
+    }
+    best
+}
+
 /// A file the device has that no command of its platform explains.
 #[derive(Debug, Clone)]
 pub struct UnknownFile {
@@ -143,7 +183,8 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
     let mut concrete: Vec<String> = Vec::new();
     let mut failed: Vec<FileParse> = Vec::new();
     for f in &input.files {
-        let (cmd, args) = if f.command.is_none() && f.rel.starts_with("configs/") {
+        let in_configs = f.command.is_none() && f.rel.starts_with("configs/");
+        let (cmd, args) = if in_configs {
             match platform.config_command() {
                 Some(c) => (c, HashMap::new()),
                 None => {
@@ -187,7 +228,11 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
                 continue;
             }
         };
-        let parsed = cmd.parse(text);
+        let (cmd, parsed) = if in_configs {
+            read_config(platform, cmd, text)
+        } else {
+            (cmd, cmd.parse(text))
+        };
         concrete.push(f.command.clone().unwrap_or_else(|| cmd.cmd.clone()));
         outputs.push(Output {
             file: Arc::from(f.rel.as_str()),
@@ -219,7 +264,7 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
             device: dev.name.clone(),
             file: o.file.to_string(),
             platform: pid.clone(),
-            command: if o.cmd.config && o.file.starts_with("configs/") {
+            command: if is_primary(platform, o.cmd) && o.file.starts_with("configs/") {
                 "config".into()
             } else {
                 concrete[i].clone()

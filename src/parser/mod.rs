@@ -755,9 +755,15 @@ impl Platform {
         None
     }
 
-    /// The command whose patterns read config files.
+    /// The command whose patterns read config files: the first of the platform's config
+    /// forms, the one whose file in `configs/` is reported as `config` and gets remediation.
     pub fn config_command(&self) -> Option<&Command> {
         self.commands.iter().find(|c| c.config)
+    }
+
+    /// Every form a config file of this platform may take (`config = true`), primary first.
+    pub fn config_commands(&self) -> impl Iterator<Item = &Command> {
+        self.commands.iter().filter(|c| c.config)
     }
 
     pub fn command_by_id(&self, id: &str) -> Option<&Command> {
