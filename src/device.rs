@@ -27,25 +27,10 @@ fn command_of<'p>(
             }
             continue;
         }
-        // Build a regex over the file-name form of the template.
-        let mut re = String::from("^");
-        let mut rest = c.cmd.as_str();
-        let mut names = Vec::new();
-        while let Some(start) = rest.find('{') {
-            let lit = command_file_name(&rest[..start]);
-            re.push_str(&regex::escape(lit.trim_end_matches(".txt")));
-            let Some(end) = rest[start..].find('}') else {
-                break;
-            };
-            names.push(rest[start + 1..start + end].to_string());
-            re.push_str("([A-Za-z0-9._-]+?)");
-            rest = &rest[start + end + 1..];
-        }
-        re.push_str(&regex::escape(&command_file_name(rest)));
-        re.push('$');
-        if let Ok(r) = regex::Regex::new(&re)
-            && let Some(caps) = r.captures(fname)
-        {
+        let Some((r, names)) = c.file_matcher.get_or_init(|| file_matcher(&c.cmd)) else {
+            continue;
+        };
+        if let Some(caps) = r.captures(fname) {
             let args = names
                 .iter()
                 .enumerate()
@@ -55,6 +40,28 @@ fn command_of<'p>(
         }
     }
     None
+}
+
+/// A regex over the default file name of a templated command (`ethtool -a {if}` →
+/// `^ethtool_-a_([A-Za-z0-9._-]+?)\.txt$`) and its placeholder names, in order. Built once per
+/// command (kept in `Command::file_matcher`), not once per file.
+fn file_matcher(cmd: &str) -> Option<(regex::Regex, Vec<String>)> {
+    let mut re = String::from("^");
+    let mut rest = cmd;
+    let mut names = Vec::new();
+    while let Some(start) = rest.find('{') {
+        let lit = command_file_name(&rest[..start]);
+        re.push_str(&regex::escape(lit.trim_end_matches(".txt")));
+        let Some(end) = rest[start..].find('}') else {
+            break;
+        };
+        names.push(rest[start + 1..start + end].to_string());
+        re.push_str("([A-Za-z0-9._-]+?)");
+        rest = &rest[start + end + 1..];
+    }
+    re.push_str(&regex::escape(&command_file_name(rest)));
+    re.push('$');
+    regex::Regex::new(&re).ok().map(|r| (r, names))
 }
 
 /// Whether `cmd` is the platform's primary config form (its configs/ file is "config").
@@ -144,6 +151,8 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
                 status: ParseStatus::Failed,
                 unrecognized: vec![],
                 undefined: vec![],
+                gaps: vec![],
+                conflicts: vec![],
                 error: Some(format!("unknown platform ({reason})")),
             });
         }
@@ -165,6 +174,8 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
                 status: ParseStatus::Failed,
                 unrecognized: vec![],
                 undefined: vec![],
+                gaps: vec![],
+                conflicts: vec![],
                 error: Some(format!(
                     "no vendor parser for platform {pid:?} (known: {})",
                     parsers
@@ -223,6 +234,8 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
                     status: ParseStatus::Failed,
                     unrecognized: vec![],
                     undefined: vec![],
+                    gaps: vec![],
+                conflicts: vec![],
                     error: Some(e.clone()),
                 });
                 continue;
@@ -243,7 +256,7 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
     }
     let notes = vendor::build(&pid, &mut dev, &outputs);
     for (i, o) in outputs.iter().enumerate() {
-        let mut undefined: Vec<_> = notes
+        let undefined: Vec<_> = notes
             .undefined
             .iter()
             .filter(|(k, _)| *k == i)
@@ -253,13 +266,14 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
         if status == ParseStatus::Passed && !undefined.is_empty() {
             status = ParseStatus::Partial;
         }
-        undefined.extend(
-            notes
-                .unresolved
-                .iter()
-                .filter(|(k, _)| *k == i)
-                .map(|(_, u)| u.clone()),
-        );
+        // Names only a missing companion output would resolve: a collection gap (PARSE011),
+        // not an undefined reference.
+        let gaps: Vec<_> = notes
+            .unresolved
+            .iter()
+            .filter(|(k, _)| *k == i)
+            .map(|(_, u)| u.clone())
+            .collect();
         dev.parse.push(FileParse {
             device: dev.name.clone(),
             file: o.file.to_string(),
@@ -272,6 +286,13 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
             status,
             unrecognized: o.parsed.unrecognized.clone(),
             undefined,
+            gaps,
+            conflicts: notes
+                .conflicts
+                .iter()
+                .filter(|(k, _)| *k == i)
+                .map(|(_, c)| c.clone())
+                .collect(),
             error: o.parsed.error.clone(),
         });
     }

@@ -232,6 +232,9 @@ pub struct Command {
     patterns: Vec<Pattern>,
     /// Candidate patterns by first byte of the trimmed line.
     dispatch: Vec<Vec<u16>>,
+    /// The default file name of a templated command as a regex and its placeholders, built on
+    /// first use (`crate::device`) and kept: file-name matching runs for every file.
+    pub file_matcher: std::sync::OnceLock<Option<(Regex, Vec<String>)>>,
 }
 
 /// A compiled platform: detection, commands, redaction.
@@ -939,6 +942,7 @@ impl Command {
             kinds,
             patterns,
             dispatch,
+            file_matcher: std::sync::OnceLock::new(),
         })
     }
 

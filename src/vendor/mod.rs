@@ -5,6 +5,7 @@
 //! platform's defaults for absent lines (recorded with `default = true`), canonicalizes
 //! interface names, and reports references to things the file never defines.
 
+pub mod conflicts;
 pub mod cumulus;
 pub mod drift;
 pub mod eos;
@@ -47,10 +48,18 @@ pub struct BuildNotes {
     /// are listed with the file's undefined references, but the file, fully understood, keeps
     /// its status.
     pub unresolved: Vec<(usize, UndefinedRef)>,
+    /// Definitions of one file that contradict each other (see `conflicts`).
+    pub conflicts: Vec<(usize, crate::model::Conflict)>,
 }
 
 /// Fill `dev` from its outputs with the platform's module.
 pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
+    let mut notes = build_platform(platform, dev, outs);
+    notes.conflicts = conflicts::find(platform, outs);
+    notes
+}
+
+fn build_platform(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
     match platform {
         "nxos" => nxos::build(dev, outs),
         "eos" => eos::build(dev, outs),
