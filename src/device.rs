@@ -235,7 +235,7 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
                     unrecognized: vec![],
                     undefined: vec![],
                     gaps: vec![],
-                conflicts: vec![],
+                    conflicts: vec![],
                     error: Some(e.clone()),
                 });
                 continue;

@@ -339,7 +339,10 @@ fn host_without_dcqcn_sysfs_is_undecided_not_dcqcn_off() {
     let (out, v) = audit_json(&s.0, &[]);
     assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
     let ecn5 = findings(&v, "ECN005");
-    assert!(!ecn5.is_empty(), "ECN005 must say it could not decide: {v:#}");
+    assert!(
+        !ecn5.is_empty(),
+        "ECN005 must say it could not decide: {v:#}"
+    );
     for f in ecn5 {
         assert_eq!(f["severity"], "info", "{f:#}");
         assert!(

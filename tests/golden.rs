@@ -50,7 +50,12 @@ fn golden_json_value(platform: &str, cmd_id: &str, raw: &Path) -> serde_json::Va
     let parsers = fabric_audit::load_parsers(None).expect("embedded parsers load");
     if raw.join("configs").is_dir() {
         let snap = fabric_audit::snapshot::Snapshot::read(raw).expect("case snapshot reads");
-        assert!(snap.notices.is_empty(), "{}: {:?}", raw.display(), snap.notices);
+        assert!(
+            snap.notices.is_empty(),
+            "{}: {:?}",
+            raw.display(),
+            snap.notices
+        );
         let [input] = snap.devices.as_slice() else {
             panic!("{}: a configs/ case holds one device", raw.display());
         };
@@ -186,7 +191,10 @@ fn documented_config_forms() -> Vec<(String, String)> {
 fn every_config_form_has_a_case_in_each_place() {
     let parsers = fabric_audit::load_parsers(None).unwrap();
     let forms = documented_config_forms();
-    assert!(forms.len() >= 8, "README 'Config forms' table not found: {forms:?}");
+    assert!(
+        forms.len() >= 8,
+        "README 'Config forms' table not found: {forms:?}"
+    );
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut missing = Vec::new();
     for p in &parsers.platforms {
@@ -210,14 +218,18 @@ fn every_config_form_has_a_case_in_each_place() {
             .map(|rd| rd.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();
         let in_devices = entries.iter().any(|e| {
-            e.extension().is_some_and(|x| x == "txt")
-                || (e.is_dir() && !e.join("configs").is_dir())
+            e.extension().is_some_and(|x| x == "txt") || (e.is_dir() && !e.join("configs").is_dir())
         });
         if !in_devices {
-            missing.push(format!("{platform} `{cmd}` in devices/: no case in {}", dir.display()));
+            missing.push(format!(
+                "{platform} `{cmd}` in devices/: no case in {}",
+                dir.display()
+            ));
         }
-        let config_cases: Vec<&PathBuf> =
-            entries.iter().filter(|e| e.join("configs").is_dir()).collect();
+        let config_cases: Vec<&PathBuf> = entries
+            .iter()
+            .filter(|e| e.join("configs").is_dir())
+            .collect();
         if config_cases.is_empty() {
             missing.push(format!(
                 "{platform} `{cmd}` in configs/: no <case>/configs/ snapshot in {}",
@@ -228,7 +240,9 @@ fn every_config_form_has_a_case_in_each_place() {
             let got = golden_json(platform, &c.id, case);
             let files = got["parse"].as_array().cloned().unwrap_or_default();
             let ok = files.iter().any(|f| {
-                f["file"].as_str().is_some_and(|n| n.starts_with("configs/"))
+                f["file"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("configs/"))
                     && f["status"] != "failed"
                     && (f["command"] == "config" || f["command"] == c.cmd.as_str())
             });

@@ -463,7 +463,15 @@ fn no_rule_turns_a_missing_input_into_an_error_or_warning() {
     let parsers = fabric_audit::load_parsers(None).unwrap();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     // Set by the engine for every object, not read from an input.
-    let identity = ["name", "kind", "roce", "platform", "is_switch", "role", "parse"];
+    let identity = [
+        "name",
+        "kind",
+        "roce",
+        "platform",
+        "is_switch",
+        "role",
+        "parse",
+    ];
     let mut bad = Vec::new();
     let mut masked_count = 0;
     for fabric_dir in ["clean-fabric", "clean-mixed-fabric"] {
