@@ -41,7 +41,7 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("fa-bench-collect-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let key = fabric_audit::emulator::random_key().expect("client key");
+    let key = fabric_audit::collect::emulator::random_key().expect("client key");
     let key_file = dir.join("id_ed25519");
     std::fs::write(
         &key_file,

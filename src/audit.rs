@@ -2,8 +2,8 @@
 
 use crate::fabric::assemble;
 use crate::finding::Finding;
+use crate::model::probe::Probe;
 use crate::model::{Fabric, Notice};
-use crate::probe::Probe;
 use crate::rules::{RuleSet, table_to_json};
 use crate::snapshot::Snapshot;
 use anyhow::{Context, Result};
@@ -29,7 +29,7 @@ pub struct Audit {
     /// Probe results (from the snapshot's `probes.json` or a probe run).
     pub probes: Vec<Probe>,
     /// Findings a waiver accepted: not in `findings`, listed apart in every report.
-    pub waived: Vec<crate::review::waivers::Waived>,
+    pub waived: Vec<crate::rules::waivers::Waived>,
     /// The rule catalog the audit ran (for reports that describe rules: SARIF, HTML).
     pub catalog: Vec<crate::rules::RuleSpec>,
 }
@@ -164,22 +164,18 @@ pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, Rule
     // snapshot, as its config files are).
     let waiver_file = match &opts.waivers {
         Some(p) => Some((p.clone(), p.display().to_string())),
-        None => Some(snapshot.join(crate::review::waivers::FILE))
+        None => Some(snapshot.join(crate::rules::waivers::FILE))
             .filter(|p| p.exists())
-            .map(|p| (p, crate::review::waivers::FILE.to_string())),
+            .map(|p| (p, crate::rules::waivers::FILE.to_string())),
     };
     let mut waived = Vec::new();
     if let Some((path, name)) = waiver_file {
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let ws = crate::review::waivers::parse(&text, &name)?;
+        let ws = crate::rules::waivers::parse(&text, &name)?;
         let ids: Vec<&str> = rules.rules.iter().map(|r| r.spec.id.as_str()).collect();
-        let applied = crate::review::waivers::apply(
-            findings,
-            &ws,
-            &ids,
-            crate::review::waivers::Day::today(),
-        );
+        let applied =
+            crate::rules::waivers::apply(findings, &ws, &ids, crate::rules::waivers::Day::today());
         findings = applied.kept;
         waived = applied.waived;
         if !applied.notices.is_empty() {

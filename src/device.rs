@@ -4,8 +4,9 @@
 
 use crate::model::{Device, FileParse, ParseStatus};
 use crate::parser::{Parsers, Platform};
+use crate::platform::{self, Output};
 use crate::snapshot::{DeviceInput, command_file_name};
-use crate::vendor::{self, Output};
+use crate::text::natural_cmp;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -254,7 +255,7 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
             parsed,
         });
     }
-    let notes = vendor::build(&pid, &mut dev, &outputs);
+    let notes = platform::build(&pid, &mut dev, &outputs);
     for (i, o) in outputs.iter().enumerate() {
         let undefined: Vec<_> = notes
             .undefined
@@ -319,59 +320,5 @@ pub fn default_role(platform: &str, name: &str) -> String {
         "leaf".into()
     } else {
         "unknown".into()
-    }
-}
-
-/// Compare names so that Ethernet1/2 < Ethernet1/10 (digit runs compare as numbers).
-pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    use std::cmp::Ordering;
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i].is_ascii_digit() && b[j].is_ascii_digit() {
-            let si = i;
-            while i < a.len() && a[i].is_ascii_digit() {
-                i += 1;
-            }
-            let sj = j;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-            let da = trim_zeros(&a[si..i]);
-            let db = trim_zeros(&b[sj..j]);
-            let o = da.len().cmp(&db.len()).then_with(|| da.cmp(db));
-            if o != Ordering::Equal {
-                return o;
-            }
-        } else {
-            if a[i] != b[j] {
-                return a[i].cmp(&b[j]);
-            }
-            i += 1;
-            j += 1;
-        }
-    }
-    (a.len() - i).cmp(&(b.len() - j))
-}
-
-fn trim_zeros(d: &[u8]) -> &[u8] {
-    let k = d.iter().position(|&c| c != b'0').unwrap_or(d.len());
-    &d[k..]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::natural_cmp;
-    use std::cmp::Ordering::*;
-
-    #[test]
-    fn natural_order() {
-        assert_eq!(natural_cmp("Ethernet1/2", "Ethernet1/10"), Less);
-        assert_eq!(natural_cmp("Ethernet1/10", "Ethernet1/2"), Greater);
-        assert_eq!(natural_cmp("eth2", "eth2"), Equal);
-        assert_eq!(natural_cmp("gpu01", "gpu1"), Equal);
-        assert_eq!(natural_cmp("leaf", "leaf1"), Less);
-        assert_eq!(natural_cmp("a", "B"), Greater);
-        assert_eq!(natural_cmp("", "x"), Less);
     }
 }

@@ -4,8 +4,8 @@
 use crate::device::{UnknownFile, build_device};
 use crate::model::{Device, Endpoint, Fabric, Link, Notice, Src};
 use crate::parser::Parsers;
+use crate::platform::canonical_ifname;
 use crate::snapshot::Snapshot;
-use crate::vendor::canonical_ifname;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;

@@ -86,9 +86,9 @@ impl Finding {
 /// Sort findings by device, interface, rule, then message (deterministic output).
 pub fn sort(findings: &mut [Finding]) {
     findings.sort_by(|a, b| {
-        crate::device::natural_cmp(&a.device, &b.device)
+        crate::text::natural_cmp(&a.device, &b.device)
             .then_with(|| {
-                crate::device::natural_cmp(
+                crate::text::natural_cmp(
                     a.interface.as_deref().unwrap_or(""),
                     b.interface.as_deref().unwrap_or(""),
                 )

@@ -8,6 +8,8 @@
 //! "could not decide". Serialized with sources (see [`with_sources`]), each value carries its
 //! provenance, which is how findings point at `configs/leaf1.cfg:214`.
 
+pub mod probe;
+
 use serde::{Serialize, Serializer};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -932,7 +934,7 @@ pub struct FileParse {
     /// reference.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gaps: Vec<UndefinedRef>,
-    /// Definitions that contradict each other (see `crate::vendor::conflicts`).
+    /// Definitions that contradict each other (see `crate::platform::conflicts`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<Conflict>,
     /// Why the file failed, when it did.

@@ -243,7 +243,7 @@ pub fn type_paths(kind: &str) -> BTreeSet<String> {
         "interface" => serde_json::to_value(full_interface()),
         "device" => serde_json::to_value(full_device()),
         "link" => serde_json::to_value(full_link()),
-        "probe" => serde_json::to_value(crate::probe::full_probe()),
+        "probe" => serde_json::to_value(crate::model::probe::full_probe()),
         _ => Ok(serde_json::Value::Null),
     }
     .unwrap_or(serde_json::Value::Null);

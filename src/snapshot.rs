@@ -328,15 +328,14 @@ fn read_journal(
     by_name: &mut BTreeMap<String, DeviceInput>,
     notices: &mut Vec<Notice>,
 ) {
-    let path = root.join(crate::collect::writer::JOURNAL);
+    let path = root.join(JOURNAL);
     if !path.exists() {
         return;
     }
     let rel_p = rel(root, &path);
-    let journal = match read_text(&path).and_then(|t| {
-        toml::from_str::<crate::collect::writer::Journal>(&t)
-            .map_err(|e| toml_error(&rel_p, &t, &e))
-    }) {
+    let journal = match read_text(&path)
+        .and_then(|t| toml::from_str::<Journal>(&t).map_err(|e| toml_error(&rel_p, &t, &e)))
+    {
         Ok(j) => j,
         Err(e) => {
             notices.push(Notice {
@@ -575,6 +574,54 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
             ),
         });
     }
+}
+
+// ---- The snapshot's own files as `collect` writes them (the journal and device.toml entries).
+
+pub const JOURNAL: &str = "collection.toml";
+
+/// One command as recorded in device.toml.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CommandRecord {
+    pub cmd: String,
+    /// Output file in the device folder; absent when the command printed nothing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit: Option<i32>,
+    pub duration_ms: u64,
+    pub bytes: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
+}
+
+/// The journal of a collection run.
+#[derive(Debug, Clone, serde::Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Journal {
+    pub tool: String,
+    pub inventory: String,
+    pub started_at: String,
+    #[serde(default)]
+    pub finished_at: Option<String>,
+    /// running | finished | interrupted
+    pub state: String,
+    #[serde(default, rename = "device")]
+    pub devices: Vec<JournalDevice>,
+}
+
+#[derive(Debug, Clone, serde::Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JournalDevice {
+    pub name: String,
+    /// pending | collected | failed | interrupted
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! 127.0.0.1 playing every platform from fixture outputs): the CLI is run as a user runs
 //! it, the snapshot it writes is checked file by file and then audited.
 
-use fabric_audit::emulator::{self, Access, Device};
+use fabric_audit::collect::emulator::{self, Access, Device};
 use russh::keys::ssh_key::LineEnding;
 use russh::keys::{PrivateKey, PublicKey};
 use serde_json::Value;

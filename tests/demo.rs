@@ -120,8 +120,8 @@ fn demo_json_matches_the_contract_and_lists_every_planted_fault() {
         .collect();
     let mut sorted = keys.clone();
     sorted.sort_by(|a, b| {
-        fabric_audit::device::natural_cmp(&a.0, &b.0)
-            .then(fabric_audit::device::natural_cmp(&a.1, &b.1))
+        fabric_audit::text::natural_cmp(&a.0, &b.0)
+            .then(fabric_audit::text::natural_cmp(&a.1, &b.1))
             .then(a.2.cmp(&b.2))
     });
     assert_eq!(keys, sorted, "findings are not sorted");

@@ -191,7 +191,7 @@ fn hostile() -> Audit {
             safety: "safe".into(),
         }),
     };
-    let waiver = fabric_audit::review::waivers::parse(
+    let waiver = fabric_audit::rules::waivers::parse(
         "[[waiver]]\nrule = \"MTU*\"\nreason = \"<img src=x onerror=alert(1)>\"\nowner = \"a&b\"\nexpires = 2099-01-01\n",
         "w<&>.toml",
     )
@@ -219,7 +219,7 @@ fn hostile() -> Audit {
         rules: 1,
         passes: Default::default(),
         probes: Vec::new(),
-        waived: vec![fabric_audit::review::waivers::Waived {
+        waived: vec![fabric_audit::rules::waivers::Waived {
             finding,
             waiver: waiver.into_iter().next().unwrap(),
         }],

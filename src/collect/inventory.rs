@@ -561,7 +561,7 @@ fn finish(
     }
     let word = |v: Option<String>, what: &str| -> Result<Option<String>> {
         match v {
-            Some(x) if !crate::probe::remote::safe_word(&x) => bail!(
+            Some(x) if !crate::parser::allow::safe_word(&x) => bail!(
                 "{file}: device {name:?}: {what} {x:?} may hold only letters, digits and _.:@/+-%"
             ),
             v => Ok(v),

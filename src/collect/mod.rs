@@ -3,8 +3,8 @@
 //! commands the read-only allow-list (`allow`) accepts, secrets redacted (`Platform::redact`)
 //! before anything is written, and a snapshot written so that it is consistent at any moment.
 
-pub mod allow;
 pub mod ansible;
+pub mod emulator;
 pub mod inventory;
 pub mod known_hosts;
 pub mod run;

@@ -3,12 +3,13 @@
 //! shell mode, every output checked against the allow-list before it is sent and redacted
 //! before it is written. A device that fails is recorded with its reason and the run goes on.
 
-use super::allow;
 use super::inventory::{Inventory, Target};
 use super::known_hosts::KnownHosts;
 use super::ssh::{self, Output, Session, Shell};
-use super::writer::{CommandRecord, DeviceWriter, SnapshotWriter};
+use super::writer::{DeviceWriter, SnapshotWriter};
+use crate::parser::allow;
 use crate::parser::{Parsers, Platform};
+use crate::snapshot::CommandRecord;
 use anyhow::{Context, Result};
 use regex::Regex;
 use std::collections::BTreeSet;

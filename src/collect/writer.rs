@@ -11,29 +11,10 @@
 
 use super::inventory::{Inventory, Target};
 use anyhow::{Context, Result, bail};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-pub const JOURNAL: &str = "collection.toml";
-
-/// One command as recorded in device.toml.
-#[derive(Debug, Clone, Serialize)]
-pub struct CommandRecord {
-    pub cmd: String,
-    /// Output file in the device folder; absent when the command printed nothing.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub exit: Option<i32>,
-    pub duration_ms: u64,
-    pub bytes: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stderr: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub optional: bool,
-}
+use crate::snapshot::{CommandRecord, JOURNAL, Journal, JournalDevice};
 
 #[derive(Debug, Serialize)]
 struct DeviceTomlOut<'a> {
@@ -47,31 +28,6 @@ struct DeviceTomlOut<'a> {
     error: Option<&'a str>,
     #[serde(rename = "command")]
     commands: &'a [CommandRecord],
-}
-
-/// The journal of a collection run.
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct Journal {
-    pub tool: String,
-    pub inventory: String,
-    pub started_at: String,
-    #[serde(default)]
-    pub finished_at: Option<String>,
-    /// running | finished | interrupted
-    pub state: String,
-    #[serde(default, rename = "device")]
-    pub devices: Vec<JournalDevice>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct JournalDevice {
-    pub name: String,
-    /// pending | collected | failed | interrupted
-    pub status: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
 }
 
 /// RFC 3339 UTC time of now, without a date crate.

@@ -3,10 +3,11 @@
 //! A command's output (or a config file) is read line by line. Lines nest by indentation; each
 //! line is either extracted into a record (a regex with named captures, optionally allowed only
 //! under given parent kinds), explicitly ignored (a line, or a whole block), or reported as
-//! unrecognized with its line number. Platform semantics live in `crate::vendor::*`, which
+//! unrecognized with its line number. Platform semantics live in `crate::platform::*`, which
 //! walks the records. Patterns are dispatched by the first byte of the line and checked
 //! against their literal prefix before any regex runs, which keeps the hot loop cheap.
 
+pub mod allow;
 pub mod spec;
 
 use crate::model::{ParseStatus, Unrecognized};
@@ -222,7 +223,7 @@ pub struct Command {
     pub collect: bool,
     /// Read before and after probes (see `CommandSpec::counters`).
     pub counters: bool,
-    /// Metacharacters the allow-list accepts in this command (see `crate::collect::allow`).
+    /// Metacharacters the allow-list accepts in this command (see `crate::parser::allow`).
     pub allow_chars: String,
     /// Model fields the output fills (see `CommandSpec::fills`).
     pub fills: Vec<String>,
@@ -628,7 +629,7 @@ impl Platform {
         // this platform does not load.
         for c in &spec.commands {
             let probe = c.cmd.replace("{if}", "eth0").replace("{dev}", "dev0");
-            if let Some(why) = crate::collect::allow::refuse(&spec.platform, &probe, &c.allow_chars)
+            if let Some(why) = crate::parser::allow::refuse(&spec.platform, &probe, &c.allow_chars)
             {
                 errors.push(SpecError::near(
                     file,
@@ -642,7 +643,7 @@ impl Platform {
             }
         }
         for p in spec.session.iter().flat_map(|s| s.paging_off.iter()) {
-            if let Some(why) = crate::collect::allow::refuse_session(p) {
+            if let Some(why) = crate::parser::allow::refuse_session(p) {
                 errors.push(SpecError::near(
                     file,
                     text,

@@ -84,7 +84,7 @@ pub struct CommandSpec {
     #[serde(default)]
     pub counters: bool,
     /// Metacharacters the read-only allow-list accepts in this command (e.g. `*` for a sysfs
-    /// glob); see `crate::collect::allow`.
+    /// glob); see `crate::parser::allow`.
     #[serde(default)]
     pub allow_chars: String,
     /// The model fields this command's output fills (paths such as `interfaces[].pfc.mode`), as

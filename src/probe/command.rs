@@ -133,7 +133,7 @@ pub fn run(
                 t.name
             );
         };
-        if !super::remote::safe_word(&iface) {
+        if !crate::parser::allow::safe_word(&iface) {
             bail!(
                 "{}: host {}: interface name {iface:?} is not usable in a command",
                 inventory.display(),
@@ -182,7 +182,7 @@ pub fn run(
         qperf_tests: args
             .qperf_tests
             .iter()
-            .filter(|t| super::remote::safe_word(t))
+            .filter(|t| crate::parser::allow::safe_word(t))
             .cloned()
             .collect(),
         parallel: args.parallel,

@@ -8,24 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Latency figures in microseconds (perftest's one-way half round trip; qperf's latency).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Latency {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub min: Option<f64>,
-    /// perftest's `t_typical` (the median) or qperf's single figure.
-    pub median: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mean: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stdev: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub p99: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub p999: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max: Option<f64>,
-}
+pub use crate::model::probe::Latency;
 
 /// One result row of a perftest run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -10,17 +10,9 @@
 //! are sent.
 
 use crate::collect::ssh::{Output, Session};
+use crate::parser::allow::safe_word;
 use std::time::Duration;
 use tokio::sync::watch;
-
-/// A name from a device or the inventory that may go into a command line unquoted.
-pub fn safe_word(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 128
-        && !s.starts_with('-')
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_.:@/+-%".contains(&b))
-}
 
 pub struct Host<'a> {
     pub name: String,
@@ -200,15 +192,4 @@ fn kill_group(pid: u32) -> String {
     format!(
         "kill -TERM -- -{pid} {pid} 2>/dev/null; i=0; while kill -0 {pid} 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done; kill -KILL -- -{pid} {pid} 2>/dev/null;"
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_plain_words_go_into_commands() {
-        assert!(safe_word("mlx5_0") && safe_word("10.0.0.1") && safe_word("fe80::1%eth2"));
-        assert!(!safe_word("a;b") && !safe_word("-x") && !safe_word("$(id)") && !safe_word(""));
-    }
 }

@@ -5,11 +5,12 @@
 use super::counters::{self, Counters};
 use super::output;
 use super::plan::{HostPort, Pair};
-use super::remote::{Host, safe_word};
+use super::remote::Host;
 use super::{PathMtu, Probe};
 use crate::collect::inventory::Target;
 use crate::collect::known_hosts::KnownHosts;
 use crate::collect::ssh::{self, Session};
+use crate::parser::allow::safe_word;
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::path::PathBuf;

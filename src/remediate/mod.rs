@@ -350,7 +350,7 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) 
         st.sort_by(|a, b| {
             a.order
                 .cmp(&b.order)
-                .then_with(|| crate::device::natural_cmp(&a.sort_if, &b.sort_if))
+                .then_with(|| crate::text::natural_cmp(&a.sort_if, &b.sort_if))
                 .then_with(|| a.snippet.cmp(&b.snippet))
         });
         let d = devices.get(dev.as_str());
@@ -361,7 +361,7 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) 
             steps: st,
         });
     }
-    out.sort_by(|a, b| crate::device::natural_cmp(&a.device, &b.device));
+    out.sort_by(|a, b| crate::text::natural_cmp(&a.device, &b.device));
     Plan {
         schema: SCHEMA,
         devices: out,

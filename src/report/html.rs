@@ -8,8 +8,8 @@
 
 use super::html_svg;
 use crate::finding::{Finding, Severity};
-use crate::review::waivers::Waived;
 use crate::review::{Review, Scope};
+use crate::rules::waivers::Waived;
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 
@@ -215,7 +215,7 @@ fn filters(s: &mut String, r: &Review) {
         .map(|d| d.name.clone())
         .chain(all(r).map(|f| f.device.clone()))
         .collect();
-    devices.sort_by(|a, b| crate::device::natural_cmp(a, b));
+    devices.sort_by(|a, b| crate::text::natural_cmp(a, b));
     devices.dedup();
     options(s, "f-device", "device", &devices);
     let mut fams: Vec<String> = all(r).map(|f| family(&f.rule).to_string()).collect();

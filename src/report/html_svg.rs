@@ -7,9 +7,9 @@
 //! the link's endpoints, or its peer is.
 
 use super::html::esc;
-use crate::device::natural_cmp;
 use crate::finding::{Finding, Severity};
 use crate::model::{Device, Endpoint, Fabric, Link};
+use crate::text::natural_cmp;
 use std::collections::HashMap;
 use std::fmt::Write;
 

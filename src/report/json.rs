@@ -15,10 +15,10 @@ pub struct Report<'a> {
     pub findings: &'a [Finding],
     pub parse: Vec<&'a FileParse>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub probes: &'a [crate::probe::Probe],
+    pub probes: &'a [crate::model::probe::Probe],
     /// Findings a waiver accepted, each with its waiver (not counted in `summary.findings`).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub waived: &'a [crate::review::waivers::Waived],
+    pub waived: &'a [crate::rules::waivers::Waived],
 }
 
 #[derive(Serialize)]

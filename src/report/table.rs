@@ -37,7 +37,7 @@ pub fn new_table(color: bool) -> Table {
 
 /// The waived findings with the waiver that set each apart (reason, owner, expiry, file:line).
 /// Shared by the audit table and the review's terminal form.
-pub fn waived_table(waived: &[crate::review::waivers::Waived], color: bool) -> Table {
+pub fn waived_table(waived: &[crate::rules::waivers::Waived], color: bool) -> Table {
     let mut t = new_table(color);
     t.set_header(vec![
         "severity",

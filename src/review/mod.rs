@@ -8,12 +8,11 @@
 
 pub mod diff;
 pub mod git;
-pub mod waivers;
 
 use crate::audit::Audit;
 use crate::finding::Finding;
+use crate::rules::waivers::Waived;
 use serde::Serialize;
-use waivers::Waived;
 
 /// What a report describes.
 #[derive(Debug, Clone, Serialize, PartialEq)]

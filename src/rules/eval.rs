@@ -944,7 +944,7 @@ fn aggregate_undecided(rs: &RuleSet, items: Vec<Undecided>) -> Vec<Finding> {
 /// it is about; "could not decide" findings are aggregated per host like the others.
 pub fn evaluate_probes(
     rs: &RuleSet,
-    probes: &[crate::probe::Probe],
+    probes: &[crate::model::probe::Probe],
     policy: &serde_json::Map<String, serde_json::Value>,
 ) -> (Vec<(Option<usize>, Finding)>, Passes) {
     let policy_v = Value::from(Serde(policy));

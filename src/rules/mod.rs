@@ -4,6 +4,7 @@
 //! policy defaults that `fabric.toml [policy]` overrides.
 
 pub mod eval;
+pub mod waivers;
 
 use crate::finding::Severity;
 use crate::parser::line_col;

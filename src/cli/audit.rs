@@ -1,0 +1,228 @@
+//! `audit` (collect first with --inventory, probe with --probe), and the catalog commands
+//! `explain`, `rules` and `parsers`.
+
+use super::{CollectArgs, ColorChoice, ExitStatus, FailOn, emit, status_for, use_color};
+use crate::audit::{self, Options};
+use crate::report::{self, Format};
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+
+/// Audit a snapshot folder (configs/, devices/, fabric.toml) and report findings.
+#[derive(clap::Args, Debug)]
+pub struct AuditArgs {
+    /// The snapshot folder (or, with --inventory, where to write the collected one).
+    #[arg(required_unless_present = "inventory")]
+    pub snapshot: Option<PathBuf>,
+    /// Collect from the devices of this inventory first, then audit what was collected.
+    #[arg(long)]
+    pub inventory: Option<PathBuf>,
+    #[command(flatten)]
+    pub collect: CollectArgs,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Exit 1 when a finding reaches this severity.
+    #[arg(long, value_enum, default_value = "error")]
+    pub fail_on: FailOn,
+    /// Extra or overriding rule files.
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+    /// Extra or overriding vendor parser files.
+    #[arg(long)]
+    pub parsers: Option<PathBuf>,
+    /// Waiver file (default: waivers.toml in the snapshot folder, when there is one).
+    #[arg(long)]
+    pub waivers: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+    /// With --inventory: after collecting, run probes between the hosts (see `probe`) and
+    /// audit their results with the snapshot (written to SNAPSHOT/probes.json).
+    #[arg(long, requires = "inventory")]
+    pub probe: bool,
+    #[command(flatten)]
+    pub probe_args: crate::probe::command::ProbeArgs,
+}
+
+pub fn run(a: AuditArgs) -> Result<ExitStatus> {
+    let AuditArgs {
+        snapshot,
+        inventory,
+        collect,
+        format,
+        output,
+        fail_on,
+        rules,
+        parsers,
+        waivers,
+        color,
+        probe,
+        probe_args,
+    } = a;
+    let inventory_path = inventory.clone();
+    let snapshot = match (inventory, snapshot) {
+        (Some(inv), snap) => {
+            let out = snap.unwrap_or_else(|| {
+                PathBuf::from(format!(
+                    "snapshot-{}",
+                    crate::collect::writer::now_rfc3339().replace(':', "")
+                ))
+            });
+            let summary = super::collect::collect_run(&inv, &out, parsers.as_deref(), &collect)?;
+            if summary.collected() == 0 {
+                eprintln!(
+                    "fabric-audit: nothing could be collected; the snapshot in {} records why",
+                    out.display()
+                );
+                return Ok(ExitStatus::Error);
+            }
+            out
+        }
+        (None, Some(s)) => s,
+        (None, None) => anyhow::bail!("give a snapshot folder or --inventory"),
+    };
+    if probe && let Some(inv) = &inventory_path {
+        let run = crate::probe::command::run(
+            inv,
+            Some(&snapshot),
+            &probe_args,
+            &collect,
+            rules.as_deref(),
+            parsers.as_deref(),
+        )?;
+        let text = report::render(&run.audit, Format::Json, false);
+        let path = snapshot.join(audit::PROBES_FILE);
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        if run.interrupted {
+            eprintln!(
+                "fabric-audit: probes interrupted; the results so far are in {}",
+                path.display()
+            );
+            return Ok(ExitStatus::Error);
+        }
+    }
+    let a = audit_with_fixes(
+        &snapshot,
+        &Options {
+            rules_dir: rules,
+            parsers_dir: parsers,
+            waivers,
+        },
+    )?;
+    let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
+    let text = report::render_review(&r, format, use_color(color, output.is_some()));
+    emit(&text, output.as_ref())?;
+    Ok(status_for(&a.findings, fail_on))
+}
+
+/// Audit a snapshot and attach to each finding the fix snippet of its platform, if any.
+pub(crate) fn audit_with_fixes(snapshot: &std::path::Path, opts: &Options) -> Result<audit::Audit> {
+    let (mut a, rs) = audit::run_keeping_rules(snapshot, opts)?;
+    let templates = crate::remediate::load(opts.parsers_dir.as_deref())?;
+    crate::remediate::attach(&mut a, &rs, snapshot, &templates);
+    Ok(a)
+}
+
+/// Print a rule's documentation.
+#[derive(clap::Args, Debug)]
+pub struct ExplainArgs {
+    /// Rule id, e.g. PFC001.
+    pub id: String,
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+}
+
+/// `explain RULE`.
+pub fn explain(a: ExplainArgs) -> Result<ExitStatus> {
+    let ExplainArgs { id, rules } = a;
+    let rs = audit::load_rules(rules.as_deref())?;
+    let r = rs.get(&id).with_context(|| {
+        format!(
+            "no rule {id:?}; `fabric-audit rules` lists them ({} known)",
+            rs.rules.len()
+        )
+    })?;
+    emit(&crate::explain::render(r), None)?;
+    Ok(ExitStatus::Success)
+}
+
+/// List the rules.
+#[derive(clap::Args, Debug)]
+pub struct RulesArgs {
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+}
+
+/// `rules`.
+pub fn rules(a: RulesArgs) -> Result<ExitStatus> {
+    let RulesArgs { format, rules } = a;
+    let rs = audit::load_rules(rules.as_deref())?;
+    emit(&crate::explain::list(&rs, format), None)?;
+    Ok(ExitStatus::Success)
+}
+
+/// List the platforms and the commands each one reads.
+#[derive(clap::Args, Debug)]
+pub struct ParsersArgs {
+    #[arg(long)]
+    pub parsers: Option<PathBuf>,
+}
+
+/// `parsers`.
+pub fn parsers(a: ParsersArgs) -> Result<ExitStatus> {
+    let ParsersArgs { parsers } = a;
+    let ps = crate::load_parsers(parsers.as_deref())?;
+    let mut out = String::new();
+    for p in &ps.platforms {
+        out.push_str(&format!("{} ({}) — {}\n", p.id, p.name, p.source));
+        for c in &p.commands {
+            out.push_str(&format!(
+                "  {:<60} id={}{}{}{}\n",
+                c.cmd,
+                c.id,
+                if c.config { " [config]" } else { "" },
+                if c.counters {
+                    " [counters: read around probes]"
+                } else {
+                    ""
+                },
+                if c.per != "once" {
+                    format!(" [{}]", c.per)
+                } else {
+                    String::new()
+                }
+            ));
+            if !c.fills.is_empty() {
+                out.push_str(&wrap_list("fills: ", &c.fills, 100));
+            }
+        }
+    }
+    emit(&out, None)?;
+    Ok(ExitStatus::Success)
+}
+
+/// `label` and the items, comma-separated, wrapped at `width` with a hanging indent.
+fn wrap_list(label: &str, items: &[String], width: usize) -> String {
+    let indent = " ".repeat(4 + label.len());
+    let mut out = format!("    {label}");
+    let mut col = out.len();
+    for (k, it) in items.iter().enumerate() {
+        let piece = if k + 1 < items.len() {
+            format!("{it}, ")
+        } else {
+            it.clone()
+        };
+        if col + piece.len() > width && col > indent.len() {
+            out.push('\n');
+            out.push_str(&indent);
+            col = indent.len();
+        }
+        out.push_str(&piece);
+        col += piece.len();
+    }
+    out.push('\n');
+    out
+}

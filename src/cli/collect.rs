@@ -1,0 +1,142 @@
+//! `collect`: run every device's read-only commands over SSH into a snapshot; the options a
+//! collection run shares with `audit --inventory` and `probe`.
+
+use super::ExitStatus;
+use anyhow::Result;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// Options of a collection run (`collect`, `audit --inventory`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct CollectArgs {
+    /// Only these devices or groups (comma-separated names, `*` globs).
+    #[arg(long)]
+    pub limit: Option<String>,
+    /// Devices collected at once (default: 32 per CPU core, 16 to 256).
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Record the host key of a device not in known_hosts instead of refusing it. A changed
+    /// key is refused all the same.
+    #[arg(long)]
+    pub trust_new_host_keys: bool,
+    /// OpenSSH client config to honour (default ~/.ssh/config; "none" to ignore it).
+    #[arg(long)]
+    pub ssh_config: Option<PathBuf>,
+    /// Replace an earlier snapshot in the output folder.
+    #[arg(long)]
+    pub force: bool,
+
+    /// No progress output.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Connect to every device of an inventory over SSH, run its platform's read-only commands
+/// and write a snapshot that `audit` reads.
+#[derive(clap::Args, Debug)]
+pub struct CollectCmdArgs {
+    /// Inventory: TOML (ours) or Ansible YAML (.yml/.yaml).
+    #[arg(long)]
+    pub inventory: PathBuf,
+    /// Snapshot folder to write (new or empty, or an earlier snapshot with --force).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Extra or overriding vendor parser files; their commands must pass the read-only
+    /// allow-list, or the run stops before connecting anywhere.
+    #[arg(long)]
+    pub parsers: Option<PathBuf>,
+    #[command(flatten)]
+    pub collect: CollectArgs,
+}
+
+pub fn run(a: CollectCmdArgs) -> Result<ExitStatus> {
+    let CollectCmdArgs {
+        inventory,
+        out,
+        parsers,
+        collect,
+    } = a;
+    let summary = collect_run(&inventory, &out, parsers.as_deref(), &collect)?;
+    Ok(if summary.collected() == 0 {
+        ExitStatus::Error
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// Load an inventory with the user's ssh_config and `--limit`; warnings go to stderr.
+pub(crate) fn load_inventory(
+    inventory: &std::path::Path,
+    c: &CollectArgs,
+) -> Result<crate::collect::inventory::Inventory> {
+    use crate::collect::{inventory::Inventory, ssh_config::SshConfig};
+    let ssh = match c.ssh_config.as_deref() {
+        Some(p) if p.as_os_str() == "none" => None,
+        Some(p) => Some(SshConfig::load(p)?),
+        None => SshConfig::load_user()?,
+    };
+    let mut inv = Inventory::load(inventory, ssh.as_ref())?;
+    if let Some(l) = &c.limit {
+        inv.limit(l)?;
+    }
+    for w in &inv.warnings {
+        eprintln!("fabric-audit: {w}");
+    }
+    Ok(inv)
+}
+
+/// Run a collection and print its summary on stderr.
+pub(crate) fn collect_run(
+    inventory: &std::path::Path,
+    out: &std::path::Path,
+    parsers_dir: Option<&std::path::Path>,
+    c: &CollectArgs,
+) -> Result<crate::collect::run::Summary> {
+    use crate::collect::run;
+    let inv = load_inventory(inventory, c)?;
+    if inv.targets.is_empty() {
+        anyhow::bail!("{}: no device to collect from", inventory.display());
+    }
+    let parsers = crate::load_parsers(parsers_dir)?;
+    let progress = if c.quiet {
+        run::Progress::Quiet
+    } else if std::io::stderr().is_terminal() {
+        run::Progress::Bar
+    } else {
+        run::Progress::Lines
+    };
+    let opts = run::Options {
+        out: out.to_path_buf(),
+        concurrency: c.concurrency.unwrap_or_else(run::default_concurrency),
+        trust_new_host_keys: c.trust_new_host_keys,
+        force: c.force,
+        progress,
+        counters_only: false,
+    };
+    let s = run::collect(&inv, parsers, &opts)?;
+    let failed: Vec<_> = s
+        .devices
+        .iter()
+        .filter(|d| d.status != "collected")
+        .collect();
+    if !c.quiet || !failed.is_empty() {
+        eprintln!(
+            "fabric-audit: collected {} of {} devices into {} in {:.1} s (concurrency {}){}",
+            s.collected(),
+            s.devices.len(),
+            out.display(),
+            s.wall.as_secs_f64(),
+            s.concurrency,
+            if s.interrupted { "; interrupted" } else { "" }
+        );
+        for d in failed {
+            eprintln!(
+                "  {} {}: {}",
+                d.name,
+                d.status,
+                d.error.as_deref().unwrap_or("")
+            );
+        }
+    }
+    Ok(s)
+}

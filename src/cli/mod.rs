@@ -1,0 +1,138 @@
+//! The command line: argument types (clap) and one function per subcommand.
+
+pub mod audit;
+pub mod collect;
+pub mod emulate;
+pub mod probe;
+pub mod remediate;
+pub mod review;
+
+use crate::finding::Severity;
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+pub use collect::CollectArgs;
+pub(crate) use collect::load_inventory;
+pub use review::ReviewArgs;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "fabric-audit",
+    version,
+    about = "Audit lossless RoCEv2 fabrics: PFC, ECN, DSCP, MTU, buffers, watchdog, scheduling"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Audit a snapshot folder (configs/, devices/, fabric.toml) and report findings.
+    Audit(audit::AuditArgs),
+    /// Run RDMA, transport and path-MTU probes between the hosts of an inventory, read their
+    /// counters before and after, and tie the results to the config findings on each path.
+    Probe(probe::ProbeArgs),
+    /// Compare two snapshots (before and after a change): the findings the change introduces,
+    /// fixes and leaves, matched by rule, device and object, never by line number.
+    Diff(review::DiffArgs),
+    /// Review a change of intended configs kept in git: audit the snapshot folder as it was at
+    /// BASE and as it is at HEAD, and report what the change introduces, fixes and leaves.
+    Review(review::ReviewCmdArgs),
+    /// Snippets that fix the findings of a snapshot, per device in apply order, each marked safe
+    /// or needs-review; with --apply-to-copy, merge them into a copy and re-audit it.
+    Remediate(remediate::RemediateArgs),
+    /// Connect to every device of an inventory over SSH, run its platform's read-only commands
+    /// and write a snapshot that `audit` reads.
+    Collect(collect::CollectCmdArgs),
+    /// Play network devices over SSH on 127.0.0.0/8 from output files (tests, demos, benchmarks).
+    #[command(hide = true)]
+    Emulate(emulate::EmulateArgs),
+    /// Print a rule's documentation.
+    Explain(audit::ExplainArgs),
+    /// List the rules.
+    Rules(audit::RulesArgs),
+    /// List the platforms and the commands each one reads.
+    Parsers(audit::ParsersArgs),
+}
+
+/// What the process should exit with (0 success, 1 findings reached --fail-on, 2 error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    Success = 0,
+    Failure = 1,
+    Error = 2,
+}
+
+pub(crate) fn use_color(c: ColorChoice, to_file: bool) -> bool {
+    match c {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            !to_file
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+/// Exit status for findings against `--fail-on`.
+pub(crate) fn status_for(findings: &[crate::finding::Finding], fail_on: FailOn) -> ExitStatus {
+    let threshold = match fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    if threshold.is_some_and(|t| findings.iter().any(|f| f.severity >= t)) {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    }
+}
+
+pub(crate) fn emit(text: &str, output: Option<&PathBuf>) -> Result<()> {
+    match output {
+        Some(p) => std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display())),
+        None => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            // A closed pipe (`| head`) is not an error worth a stack of messages.
+            let _ = out.write_all(text.as_bytes());
+            Ok(())
+        }
+    }
+}
+
+/// Run one subcommand.
+pub fn run(cli: Cli) -> Result<ExitStatus> {
+    match cli.command {
+        Command::Collect(a) => collect::run(a),
+        Command::Emulate(a) => emulate::run(a),
+        Command::Audit(a) => audit::run(a),
+        Command::Probe(a) => probe::run(a),
+        Command::Diff(a) => review::run_diff(a),
+        Command::Review(a) => review::run_review(a),
+        Command::Remediate(a) => remediate::run(a),
+        Command::Explain(a) => audit::explain(a),
+        Command::Rules(a) => audit::rules(a),
+        Command::Parsers(a) => audit::parsers(a),
+    }
+}

@@ -1,0 +1,134 @@
+//! `diff` (two snapshot folders) and `review` (two git refs of a repository of intended
+//! configs): what a change introduces, fixes and leaves.
+
+use super::{ExitStatus, FailOn, emit, status_for};
+use crate::audit::{self, Options};
+use crate::report::{self, Format};
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+
+/// Options shared by `diff` and `review`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ReviewArgs {
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Exit 1 when a NEW finding reaches this severity (fixed, unchanged and waived ones never
+    /// fail).
+    #[arg(long, value_enum, default_value = "error")]
+    pub fail_on: FailOn,
+    #[arg(long)]
+    pub rules: Option<PathBuf>,
+    #[arg(long)]
+    pub parsers: Option<PathBuf>,
+    /// Waiver file (default: waivers.toml in the snapshot folder after the change).
+    #[arg(long)]
+    pub waivers: Option<PathBuf>,
+}
+
+/// Compare two snapshots (before and after a change): the findings the change introduces,
+/// fixes and leaves, matched by rule, device and object, never by line number.
+#[derive(clap::Args, Debug)]
+pub struct DiffArgs {
+    pub before: PathBuf,
+    pub after: PathBuf,
+    #[command(flatten)]
+    pub review: ReviewArgs,
+}
+
+/// `diff BEFORE AFTER`.
+pub fn run_diff(a: DiffArgs) -> Result<ExitStatus> {
+    let DiffArgs {
+        before,
+        after,
+        review,
+    } = a;
+    let opts = review_options(&review);
+    let b = audit::run(
+        &before,
+        &Options {
+            waivers: None,
+            ..opts.clone()
+        },
+    )?;
+    let a = super::audit::audit_with_fixes(&after, &opts)?;
+    let scope = crate::review::Scope::Diff {
+        before: before.display().to_string(),
+        after: after.display().to_string(),
+    };
+    let r = crate::review::Review::of_change(&b, &a, scope);
+    emit(
+        &report::render_review(&r, review.format, false),
+        review.output.as_ref(),
+    )?;
+    Ok(status_for(&r.new, review.fail_on))
+}
+
+/// Review a change of intended configs kept in git: audit the snapshot folder as it was at
+/// BASE and as it is at HEAD, and report what the change introduces, fixes and leaves.
+#[derive(clap::Args, Debug)]
+pub struct ReviewCmdArgs {
+    /// The git repository.
+    #[arg(long)]
+    pub repo: PathBuf,
+    /// The ref the change starts from (a branch, tag or commit).
+    #[arg(long)]
+    pub base: String,
+    /// The ref of the change.
+    #[arg(long, default_value = "HEAD")]
+    pub head: String,
+    /// The snapshot folder inside the repository.
+    #[arg(long, default_value = ".")]
+    pub path: String,
+    #[command(flatten)]
+    pub review: ReviewArgs,
+}
+
+/// `review --repo --base --head --path`.
+pub fn run_review(a: ReviewCmdArgs) -> Result<ExitStatus> {
+    let ReviewCmdArgs {
+        repo,
+        base,
+        head,
+        path,
+        review,
+    } = a;
+    use crate::review::git;
+    let opts = review_options(&review);
+    let bt = git::export(&repo, &base, &path)?;
+    let ht = git::export(&repo, &head, &path)?;
+    let b = audit::run(
+        &bt.snapshot,
+        &Options {
+            waivers: None,
+            ..opts.clone()
+        },
+    )
+    .with_context(|| format!("auditing {path} at {base}"))?;
+    let a = super::audit::audit_with_fixes(&ht.snapshot, &opts)
+        .with_context(|| format!("auditing {path} at {head}"))?;
+    let scope = crate::review::Scope::Git {
+        repo: repo.display().to_string(),
+        path,
+        base,
+        head,
+        base_commit: bt.commit.clone(),
+        head_commit: ht.commit.clone(),
+    };
+    let r = crate::review::Review::of_change(&b, &a, scope);
+    emit(
+        &report::render_review(&r, review.format, false),
+        review.output.as_ref(),
+    )?;
+    Ok(status_for(&r.new, review.fail_on))
+}
+
+fn review_options(r: &ReviewArgs) -> Options {
+    Options {
+        rules_dir: r.rules.clone(),
+        parsers_dir: r.parsers.clone(),
+        waivers: r.waivers.clone(),
+    }
+}

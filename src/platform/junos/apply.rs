@@ -1,0 +1,814 @@
+//! Resolving a Junos configuration into the model: interface ranges onto their members,
+//! [edit class-of-service interfaces] entries (names and wildcards such as `et-*`, an aggregate's
+//! settings onto its members) onto each port, classifier → forwarding class → queue, the
+//! congestion-notification profile (PFC, watchdog, cable length), scheduler maps (directly or
+//! through forwarding-class sets and traffic-control profiles), and the Junos defaults for
+//! absent lines (`default = true`; when an `inactive:` statement would have set the value, the
+//! default cites that line so the finding shows why the setting does not apply).
+//!
+//! Traffic classes: Junos has no traffic-class numbers; a forwarding class is known by the
+//! output queue it maps to (`queue-num`), so the model's traffic class is the queue number
+//! (`tc_to_queue` is the identity) [I]. The PFC priority of a class is its `pfc-priority`
+//! (DSCP-based PFC), else the queue number.
+//!
+//! Evidence markers as in RULES-CATALOG.md §0.1: [V] read in a primary source, [S] secondary,
+//! [R] recalled, [I] design choice.
+
+use super::config::{At, Config, Cos, CosIf, IfConf};
+use super::kind_of;
+use crate::model::{Device, Field, Interface, Src, default_of, derived, known};
+use crate::platform::util::identity8;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Default media MTU of Ethernet ports: 1514 = IP MTU 1500 + 14 bytes of Ethernet header (the
+/// FCS is not counted) [V Juniper "Media MTU and Protocol MTU"; EX/QFX default 1514].
+const DEFAULT_IP_MTU: u32 = 1500;
+/// Media MTU − IP MTU on Ethernet: the 14-byte header [V Juniper encapsulation overhead table,
+/// "Ethernet version 2: 14"]. A VLAN tag does not lower the protocol MTU: the corpus
+/// `show interfaces` shows a VLAN-tagged unit with media MTU 1514 and `Protocol inet, MTU: 1500`.
+const ETH_HEADER: u32 = 14;
+/// CNP `input cable-length` default: 100 m [V Juniper cable-length (Congestion Notification)].
+const DEFAULT_CABLE_M: f64 = 100.0;
+/// PFC watchdog defaults: poll every 100 ms, stall after 2 polls (200 ms), queue disabled for a
+/// recovery time of 200 ms [V S19 Juniper "PFC Watchdog"].
+const WD_POLL_MS: u32 = 100;
+const WD_DETECTION: u32 = 2;
+const WD_RECOVERY_MS: u32 = 200;
+/// The watchdog disables the stalled queue and flushes its packets for the recovery time
+/// [V S19]: the model's "drop".
+const WD_ACTION: &str = "drop";
+/// Without an `output` stanza, queues 3 and 4 pause on received PFC priorities 3 and 4
+/// [V Juniper "Configure CoS PFC with Congestion Notification Profiles"].
+const DEFAULT_OUTPUT_PFC: [u8; 2] = [3, 4];
+
+/// The QFX default forwarding classes: (name, queue, no-loss) [V Juniper "Understanding Default
+/// CoS Settings"]; mcast (queue 8) is multidestination and never classified to by unicast BA
+/// classifiers.
+const DEFAULT_FCS: &[(&str, u8, bool)] = &[
+    ("best-effort", 0, false),
+    ("fcoe", 3, true),
+    ("no-loss", 4, true),
+    ("network-control", 7, false),
+    ("mcast", 8, false),
+];
+
+/// Default DSCP classifier: cs6/cs7 (48, 56) → network-control, everything else → best-effort
+/// [V S20 default DSCP classifier; its ef/af entries name classes a QFX does not define by
+/// default, so they fall to best-effort here, I]. DSCP 26 (af31) lands in best-effort, as the
+/// catalog notes.
+fn default_dscp_fc(d: u8) -> &'static str {
+    if d == 48 || d == 56 {
+        "network-control"
+    } else {
+        "best-effort"
+    }
+}
+
+/// One forwarding class as the port sees it.
+#[derive(Debug, Clone)]
+struct FcEff {
+    queue: u8,
+    no_loss: bool,
+    pfc_priority: Option<u8>,
+    /// None for a default class.
+    src: Option<Src>,
+}
+
+fn fc_table(cos: &Cos) -> BTreeMap<String, FcEff> {
+    let mut t: BTreeMap<String, FcEff> = DEFAULT_FCS
+        .iter()
+        .map(|(n, q, nl)| {
+            (
+                n.to_string(),
+                FcEff {
+                    queue: *q,
+                    no_loss: *nl,
+                    pfc_priority: None,
+                    src: None,
+                },
+            )
+        })
+        .collect();
+    for (n, f) in &cos.fcs {
+        t.insert(
+            n.clone(),
+            FcEff {
+                queue: f.queue,
+                no_loss: f.no_loss,
+                pfc_priority: f.pfc_priority,
+                src: Some(f.src.clone()),
+            },
+        );
+    }
+    t
+}
+
+/// `*` matches any run of characters (Junos CoS interface wildcards: `et-*`, `xe-0/0/*`).
+pub(super) fn glob(pat: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pat.split('*').collect();
+    if parts.len() == 1 {
+        return pat == name;
+    }
+    let mut rest = name;
+    for (i, p) in parts.iter().enumerate() {
+        if i == 0 {
+            match rest.strip_prefix(p) {
+                Some(r) => rest = r,
+                None => return false,
+            }
+        } else if i == parts.len() - 1 {
+            return rest.ends_with(p);
+        } else {
+            match rest.find(p) {
+                Some(pos) => rest = &rest[pos + p.len()..],
+                None => return false,
+            }
+        }
+    }
+    true
+}
+
+/// The class-of-service interface settings of a port: wildcard entries first, then its own
+/// name (a named entry is more specific), each over those of its aggregate.
+#[derive(Default)]
+struct Eff<'c> {
+    scheduler_map: Option<&'c At<String>>,
+    cnp: Option<&'c At<String>>,
+    fc_sets: Vec<&'c (String, At<String>)>,
+    classifiers: BTreeMap<&'c str, &'c At<String>>,
+    rewrites: BTreeMap<&'c str, &'c At<String>>,
+}
+
+fn effective<'c>(cos: &'c Cos, names: &[&str]) -> Eff<'c> {
+    let mut e = Eff::default();
+    let mut apply = |ci: &'c CosIf| {
+        if ci.scheduler_map.is_some() {
+            e.scheduler_map = ci.scheduler_map.as_ref();
+        }
+        if ci.cnp.is_some() {
+            e.cnp = ci.cnp.as_ref();
+        }
+        if !ci.fc_sets.is_empty() {
+            e.fc_sets = ci.fc_sets.iter().collect();
+        }
+        for (k, v) in &ci.classifiers {
+            e.classifiers.insert(k.as_str(), v);
+        }
+        for (k, v) in &ci.rewrites {
+            e.rewrites.insert(k.as_str(), v);
+        }
+    };
+    for name in names {
+        for wild in [true, false] {
+            for ci in &cos.ifs {
+                if ci.pattern.contains('*') == wild && glob(&ci.pattern, name) {
+                    apply(ci);
+                }
+            }
+        }
+    }
+    e
+}
+
+/// Expand an interface-range member: `et-0/0/[0-3]`, a wildcard against the known names, or a
+/// plain name.
+fn expand_member(m: &str, known_names: &BTreeSet<String>) -> Vec<String> {
+    if let (Some(open), Some(close)) = (m.find('['), m.rfind(']'))
+        && open < close
+    {
+        let (pre, post) = (&m[..open], &m[close + 1..]);
+        let mut out = Vec::new();
+        for part in m[open + 1..close].split(',') {
+            let (a, b) = part.split_once('-').unwrap_or((part, part));
+            if let (Ok(a), Ok(b)) = (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
+                out.extend((a..=b.min(a + 1024)).map(|n| format!("{pre}{n}{post}")));
+            }
+        }
+        return out;
+    }
+    if m.contains('*') {
+        return known_names.iter().filter(|n| glob(m, n)).cloned().collect();
+    }
+    vec![m.to_string()]
+}
+
+/// `member-range et-0/0/0 to et-0/0/3`: same prefix, last number counts.
+fn expand_range(a: &str, b: &str) -> Vec<String> {
+    let split = |s: &str| -> Option<(String, u32)> {
+        let pos = s.rfind(|c: char| !c.is_ascii_digit())? + 1;
+        Some((s[..pos].to_string(), s[pos..].parse().ok()?))
+    };
+    match (split(a), split(b)) {
+        (Some((pa, x)), Some((pb, y))) if pa == pb && x <= y => {
+            (x..=y.min(x + 1024)).map(|n| format!("{pa}{n}")).collect()
+        }
+        _ => vec![a.to_string(), b.to_string()],
+    }
+}
+
+/// Physical and aggregate interfaces with their range statements merged in.
+fn interfaces(cfg: &Config) -> BTreeMap<String, IfConf> {
+    let mut out: BTreeMap<String, IfConf> = cfg
+        .interfaces
+        .iter()
+        .filter(|(n, _)| !n.contains('*'))
+        .map(|(n, c)| (n.clone(), c.clone()))
+        .collect();
+    let known_names: BTreeSet<String> = out.keys().cloned().collect();
+    for r in cfg.ranges.values() {
+        let mut members: Vec<String> = r
+            .members
+            .iter()
+            .flat_map(|m| expand_member(m, &known_names))
+            .collect();
+        for (a, b) in &r.member_ranges {
+            members.extend(expand_range(a, b));
+        }
+        for m in members {
+            out.entry(m).or_default().inherit(&r.conf);
+        }
+    }
+    // A member link of an aggregate carries the aggregate's frames: its MTU is the ae's.
+    let parents: BTreeMap<String, IfConf> = out
+        .iter()
+        .filter(|(n, _)| kind_of(n) == "port-channel")
+        .map(|(n, c)| (n.clone(), c.clone()))
+        .collect();
+    for c in out.values_mut() {
+        if let Some(p) = c.lag.as_ref().and_then(|l| parents.get(&l.v))
+            && c.mtu.is_none()
+            && c.inet_mtu.is_none()
+        {
+            c.mtu.clone_from(&p.mtu);
+            c.inet_mtu.clone_from(&p.inet_mtu);
+        }
+    }
+    out
+}
+
+fn src_or(a: Option<Src>, b: &Src) -> Src {
+    a.unwrap_or_else(|| b.clone())
+}
+
+pub(super) fn apply(dev: &mut Device, cfg: &Config) {
+    if let Some(v) = &cfg.version {
+        dev.os_version = known(v.v.clone(), &v.src);
+    }
+    let cos = &cfg.cos;
+    let fcs = fc_table(cos);
+    let ifs = interfaces(cfg);
+    let mut policies: BTreeSet<String> = BTreeSet::new();
+    let mut lag_members: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // Ports named only under [edit class-of-service interfaces] (a class-of-service stanza on
+    // its own): their QoS is known, nothing else about them.
+    let mut all: Vec<(String, IfConf, bool)> =
+        ifs.into_iter().map(|(n, c)| (n, c, false)).collect();
+    for ci in &cos.ifs {
+        if !ci.pattern.contains('*') && !all.iter().any(|(n, _, _)| *n == ci.pattern) {
+            let c = IfConf {
+                src: ci.src.clone(),
+                ..Default::default()
+            };
+            all.push((ci.pattern.clone(), c, true));
+        }
+    }
+    for (name, c, cos_only) in &all {
+        let Some(src) = c.src.clone() else { continue };
+        let kind = kind_of(name);
+        let i = dev.iface(name, kind);
+        let port = matches!(kind, "ethernet" | "port-channel");
+        if *cos_only {
+            if port && !name.contains('.') {
+                let e = effective(cos, &[name.as_str()]);
+                port_qos(i, cfg, &fcs, &e, c, &src, &mut policies);
+            }
+            continue;
+        }
+        i.defined_at = Some(src.clone());
+        i.admin_up = match &c.disable {
+            Some(s) => known(false, s),
+            // enabled unless `disable;` [V Junos interface default]
+            None => default_of(
+                true,
+                Some(&src_or(
+                    cfg.inactive_at(&["interfaces", name, "disable"]),
+                    &src,
+                )),
+            ),
+        };
+        if let Some(s) = &c.speed {
+            i.speed_gbps = s.v.and_then(|g| known(g, &s.src));
+        }
+        if let Some(l) = &c.lag {
+            i.lag_parent = Some(l.v.clone());
+            lag_members
+                .entry(l.v.clone())
+                .or_default()
+                .push(name.clone());
+        }
+        if port {
+            let dflt = src_or(cfg.inactive_at(&["interfaces", name, "mtu"]), &src);
+            i.mtu_raw = match &c.mtu {
+                Some(m) => known(m.v, &m.src),
+                None => default_of(DEFAULT_IP_MTU + ETH_HEADER, Some(&dflt)),
+            };
+            i.mtu = match (&c.inet_mtu, &c.mtu) {
+                (Some(m), _) => known(m.v, &m.src),
+                (None, Some(m)) => known(m.v.saturating_sub(ETH_HEADER), &m.src),
+                (None, None) => default_of(DEFAULT_IP_MTU, Some(&dflt)),
+            };
+        }
+        if kind == "ethernet" {
+            // Symmetric `flow-control` / `no-flow-control`, else the asymmetric buffers
+            // (rx-buffers: send PAUSE, tx-buffers: honour it); off by default [V Juniper
+            // flow-control (QFX): "By default, flow control is disabled"].
+            let (rx, tx) = match (&c.flow_control, &c.tx_buffers, &c.rx_buffers) {
+                (Some(f), _, _) => (known(f.v, &f.src), known(f.v, &f.src)),
+                (None, t, r) => (
+                    t.as_ref()
+                        .and_then(|a| known(a.v, &a.src))
+                        .or_else(|| default_of(false, Some(&src))),
+                    r.as_ref()
+                        .and_then(|a| known(a.v, &a.src))
+                        .or_else(|| default_of(false, Some(&src))),
+                ),
+            };
+            i.link_pause.rx = rx;
+            i.link_pause.tx = tx;
+        }
+        if port && !name.contains('.') {
+            let mut names: Vec<&str> = Vec::new();
+            if let Some(l) = &c.lag {
+                names.push(l.v.as_str());
+            }
+            names.push(name.as_str());
+            let e = effective(cos, &names);
+            port_qos(i, cfg, &fcs, &e, c, &src, &mut policies);
+        }
+    }
+    for (ae, ms) in lag_members {
+        let i = dev.iface(&ae, "port-channel");
+        for m in ms {
+            if !i.lag_members.contains(&m) {
+                i.lag_members.push(m);
+            }
+        }
+    }
+    // Shared buffer: only percentages are configured; a 0 % partition is a known empty pool,
+    // any other share needs the ASIC's buffer size, which the configuration does not give.
+    let pct = |part: &str| {
+        cos.buffers
+            .percent
+            .get(&("ingress".to_string(), part.to_string()))
+    };
+    if let Some(p) = pct("lossless").filter(|p| p.v == 0.0) {
+        dev.qos.lossless_pool_bytes = known(0, &p.src);
+    }
+    if let Some(p) = pct("lossless-headroom").filter(|p| p.v == 0.0) {
+        dev.qos.headroom_pool_bytes = known(0, &p.src);
+    }
+    for p in policies {
+        if !dev.qos.policies.contains(&p) {
+            dev.qos.policies.push(p);
+        }
+    }
+}
+
+/// The forwarding class (and loss priority) a DSCP value is classified to on a port.
+struct Classification {
+    fc: Vec<(String, String)>,
+    src: Option<Src>,
+    /// The port's classifier names a classifier the config does not define.
+    undefined: bool,
+}
+
+fn classify(cos: &Cos, cls: Option<&At<String>>) -> Classification {
+    let default = || -> Vec<(String, String)> {
+        (0..64u8)
+            .map(|d| (default_dscp_fc(d).to_string(), "low".to_string()))
+            .collect()
+    };
+    match cls {
+        None => Classification {
+            fc: default(),
+            src: None,
+            undefined: false,
+        },
+        Some(a) if a.v == "default" => Classification {
+            fc: default(),
+            src: Some(a.src.clone()),
+            undefined: false,
+        },
+        Some(a) => match cos.classifiers.get(&("dscp".to_string(), a.v.clone())) {
+            None => Classification {
+                fc: Vec::new(),
+                src: Some(a.src.clone()),
+                undefined: true,
+            },
+            Some(m) => {
+                // Code points the classifier does not list: the default classifier's class
+                // with `import default`, else best-effort [R Junos BA classifier behaviour].
+                let mut fc: Vec<(String, String)> = if m.import_default {
+                    default()
+                } else {
+                    (0..64)
+                        .map(|_| ("best-effort".into(), "low".into()))
+                        .collect()
+                };
+                for (code, f, lp, _) in &m.entries {
+                    if let Some(slot) = fc.get_mut(*code as usize) {
+                        *slot = (f.clone(), lp.clone());
+                    }
+                }
+                Classification {
+                    fc,
+                    src: Some(a.src.clone()),
+                    undefined: false,
+                }
+            }
+        },
+    }
+}
+
+/// Classification, PFC, buffers, scheduling and watchdog of a physical port or aggregate.
+fn port_qos(
+    i: &mut Interface,
+    cfg: &Config,
+    fcs: &BTreeMap<String, FcEff>,
+    e: &Eff,
+    c: &IfConf,
+    ifsrc: &Src,
+    policies: &mut BTreeSet<String>,
+) {
+    let cos = &cfg.cos;
+    let dflt = Some(ifsrc);
+    let dscp_cls = e.classifiers.get("dscp").copied();
+    let ieee_cls = e.classifiers.get("ieee-802.1").copied();
+
+    // Trust: the classifiers applied to the logical interface. Without any, Junos applies the
+    // default DSCP classifier to Layer 3 interfaces and the default IEEE 802.1p classifier to
+    // Layer 2 (ethernet-switching) ones [R Junos "Understanding Default CoS Scheduling and
+    // Classification"].
+    i.trust = match (dscp_cls, ieee_cls) {
+        (Some(d), Some(_)) => known("both".to_string(), &d.src),
+        (Some(d), None) => known("dscp".to_string(), &d.src),
+        (None, Some(p)) => known("pcp".to_string(), &p.src),
+        (None, None) => {
+            let l2 = c.families.iter().any(|f| f == "ethernet-switching");
+            default_of(if l2 { "pcp" } else { "dscp" }.to_string(), dflt)
+        }
+    };
+    let cl = classify(cos, dscp_cls);
+    if let Some(a) = dscp_cls.filter(|_| !cl.undefined) {
+        policies.insert(format!("classifier dscp {}", a.v));
+    }
+    let queue_of = |fc: &str| fcs.get(fc).map(|f| f.queue);
+    if !cl.undefined {
+        let map: Option<Vec<u8>> = cl.fc.iter().map(|(f, _)| queue_of(f)).collect();
+        i.dscp_to_tc = map.and_then(|m| match &cl.src {
+            Some(s) => known(m, s),
+            None => default_of(m, dflt),
+        });
+    }
+    i.tc_to_queue = derived(identity8());
+    // Junos has no configurable traffic-class → priority-group map: the lossless buffer follows
+    // the no-loss class of each queue [I].
+    i.tc_to_pg = derived(identity8());
+
+    // Per queue: the classes on it (explicit classes replace the defaults on their queue).
+    let classes_on = |q: u8| -> Vec<(&String, &FcEff)> {
+        let explicit: Vec<_> = fcs
+            .iter()
+            .filter(|(_, f)| f.queue == q && f.src.is_some())
+            .collect();
+        if explicit.is_empty() {
+            fcs.iter().filter(|(_, f)| f.queue == q).collect()
+        } else {
+            explicit
+        }
+    };
+    let mut pfc_prio = identity8();
+    let mut pfc_prio_src: Option<Src> = None;
+    for q in 0..8u8 {
+        let on = classes_on(q);
+        if let Some((_, f)) = on.iter().find(|(_, f)| f.pfc_priority.is_some())
+            && let Some(p) = f.pfc_priority.filter(|p| *p < 8)
+        {
+            pfc_prio[q as usize] = p;
+            if pfc_prio_src.is_none() {
+                pfc_prio_src = f.src.clone();
+            }
+        }
+        let pg = &mut i.pgs[q as usize];
+        pg.lossless = match on.first() {
+            Some((_, f)) => match &f.src {
+                Some(s) => known(on.iter().any(|(_, f)| f.no_loss), s),
+                None => default_of(on.iter().any(|(_, f)| f.no_loss), dflt),
+            },
+            None => default_of(false, dflt),
+        };
+    }
+    i.tc_to_pfc_priority = match &pfc_prio_src {
+        Some(s) => known(pfc_prio.clone(), s),
+        None => default_of(pfc_prio.clone(), dflt),
+    };
+
+    // DSCP rewrite on egress: a rewrite rule gives each (class, loss priority) a code point.
+    i.dscp_rewrites = match e.rewrites.get("dscp") {
+        Some(r) => match cos.rewrites.get(&("dscp".to_string(), r.v.clone())) {
+            Some(rule) if !cl.undefined => {
+                let hit: Vec<u8> = (0..64u8)
+                    .filter(|d| {
+                        let (fc, lp) = &cl.fc[*d as usize];
+                        rule.entries
+                            .iter()
+                            .find(|(_, f, l, _)| f == fc && l == lp)
+                            .is_some_and(|(code, _, _, _)| code != d)
+                    })
+                    .collect();
+                known(hit, &r.src)
+            }
+            _ => None,
+        },
+        // Junos rewrites nothing unless a rule is applied [R].
+        None => default_of(Vec::new(), dflt),
+    };
+
+    apply_pfc(i, cfg, fcs, e, &cl, ifsrc, policies);
+    apply_queues(i, cfg, e, ifsrc, policies, &classes_on);
+}
+
+fn apply_pfc(
+    i: &mut Interface,
+    cfg: &Config,
+    fcs: &BTreeMap<String, FcEff>,
+    e: &Eff,
+    cl: &Classification,
+    ifsrc: &Src,
+    policies: &mut BTreeSet<String>,
+) {
+    let cos = &cfg.cos;
+    let name = i.name.clone();
+    let cnp = e.cnp.and_then(|r| cos.cnps.get(&r.v).map(|c| (r, c)));
+    let Some((r, cnp)) = cnp else {
+        if e.cnp.is_some() {
+            // names an undefined profile (reported): nothing is known about PFC
+            return;
+        }
+        // No congestion-notification profile: no PFC [V Juniper: a CNP associated with the
+        // interface enables PFC]. Cite an inactive profile line when that is the reason.
+        let why = cfg
+            .inactive
+            .iter()
+            .find(|s| match s.w()[..] {
+                [
+                    "class-of-service",
+                    "interfaces",
+                    pat,
+                    "congestion-notification-profile",
+                    ..,
+                ] => glob(pat, &name),
+                _ => false,
+            })
+            .map(|s| s.src.clone())
+            .unwrap_or_else(|| ifsrc.clone());
+        let d = Some(&why);
+        i.pfc.mode = default_of("off".into(), d);
+        i.pfc.priorities = default_of(Vec::new(), d);
+        i.pfc.rx = default_of(false, d);
+        i.pfc.tx = default_of(false, d);
+        i.watchdog.enabled = default_of(false, d);
+        return;
+    };
+    policies.insert(format!("congestion-notification-profile {}", r.v));
+    // Priorities paused: DSCP-based PFC pauses the pfc-priority of the class the DSCP is
+    // classified to [V S22]; 802.1p PFC pauses the code point itself.
+    let mut prios: BTreeMap<u8, Src> = BTreeMap::new();
+    for (d, s) in &cnp.dscp_pfc {
+        let Some((fc, _)) = cl.fc.get(*d as usize) else {
+            continue;
+        };
+        if let Some(p) = fcs.get(fc).and_then(|f| f.pfc_priority) {
+            prios.entry(p).or_insert_with(|| s.clone());
+        }
+    }
+    for (p, s) in &cnp.ieee_pfc {
+        prios.entry(*p).or_insert_with(|| s.clone());
+    }
+    let psrc = prios
+        .values()
+        .next()
+        .cloned()
+        .unwrap_or_else(|| r.src.clone());
+    let list: Vec<u8> = prios.keys().copied().collect();
+    let on = !list.is_empty();
+    i.pfc.priorities = known(list.clone(), &psrc);
+    i.pfc.tx = known(on, &psrc);
+    // Honouring received PFC: the output stanza's code points, else queues 3/4 on 3/4.
+    i.pfc.rx = if cnp.output.is_empty() {
+        default_of(
+            on && list.iter().all(|p| DEFAULT_OUTPUT_PFC.contains(p)),
+            Some(&r.src),
+        )
+    } else {
+        let src = cnp
+            .output
+            .values()
+            .next()
+            .map(|a| a.src.clone())
+            .unwrap_or_else(|| r.src.clone());
+        known(
+            on && list
+                .iter()
+                .all(|p| cnp.output.get(p).is_some_and(|a| !a.v.is_empty())),
+            &src,
+        )
+    };
+    // DCBX negotiates PFC with the peer unless disabled or told not to [V Juniper DCBX: PFC
+    // autonegotiation is on by default and turns PFC off on a mismatch]: mode auto.
+    let covers = |list: &[(String, Src)]| {
+        list.iter()
+            .find(|(n, _)| n == "all" || *n == name)
+            .map(|(_, s)| s.clone())
+    };
+    i.pfc.mode = match (
+        cfg.dcbx_disable.clone(),
+        covers(&cfg.dcbx_if_disable),
+        covers(&cfg.dcbx_no_autoneg),
+    ) {
+        (Some(s), _, _) | (None, Some(s), _) | (None, None, Some(s)) => known("on".into(), &s),
+        (None, None, None) => default_of("auto".into(), Some(&r.src)),
+    };
+    i.cable_m = match &cnp.cable_m {
+        Some(c) => known(c.v, &c.src),
+        None => default_of(DEFAULT_CABLE_M, Some(&r.src)),
+    };
+    let w = &mut i.watchdog;
+    match &cnp.watchdog {
+        Some(ws) => {
+            w.enabled = known(true, ws);
+            let poll = cnp.wd_poll_ms.as_ref().map(|a| a.v).unwrap_or(WD_POLL_MS);
+            let det = cnp
+                .wd_detection
+                .as_ref()
+                .map(|a| a.v)
+                .unwrap_or(WD_DETECTION);
+            let field = |v: f64, explicit: Option<&Src>| -> Field<f64> {
+                match explicit {
+                    Some(s) => known(v, s),
+                    None => default_of(v, Some(ws)),
+                }
+            };
+            w.poll_ms = field(poll as f64, cnp.wd_poll_ms.as_ref().map(|a| &a.src));
+            // detection time = polls × interval; stated only when both are
+            let det_src = match (&cnp.wd_detection, &cnp.wd_poll_ms) {
+                (Some(d), Some(_)) => Some(&d.src),
+                _ => None,
+            };
+            w.detect_ms = field((poll * det) as f64, det_src);
+            w.restore_ms = match &cnp.wd_recovery_ms {
+                Some(a) => known(a.v as f64, &a.src),
+                None => default_of(WD_RECOVERY_MS as f64, Some(ws)),
+            };
+            w.action = default_of(WD_ACTION.into(), Some(ws));
+        }
+        None => {
+            let why = cfg
+                .inactive_at(&[
+                    "class-of-service",
+                    "congestion-notification-profile",
+                    &r.v,
+                    "pfc-watchdog",
+                ])
+                .or_else(|| cnp.src.clone())
+                .unwrap_or_else(|| r.src.clone());
+            w.enabled = default_of(false, Some(&why));
+        }
+    }
+}
+
+fn apply_queues<'f>(
+    i: &mut Interface,
+    cfg: &Config,
+    e: &Eff,
+    ifsrc: &Src,
+    policies: &mut BTreeSet<String>,
+    classes_on: &dyn Fn(u8) -> Vec<(&'f String, &'f FcEff)>,
+) {
+    let cos = &cfg.cos;
+    // forwarding class → scheduler, from the scheduler map or the ETS traffic-control profiles
+    let mut fc_sched: BTreeMap<String, At<String>> = BTreeMap::new();
+    if let Some(r) = e.scheduler_map
+        && let Some(sm) = cos.scheduler_maps.get(&r.v)
+    {
+        policies.insert(format!("scheduler-map {}", r.v));
+        fc_sched.extend(sm.entries.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    for (set, tcp) in &e.fc_sets {
+        let Some(sm_name) = cos.tcps.get(&tcp.v).and_then(|t| t.as_ref()) else {
+            continue;
+        };
+        let Some(sm) = cos.scheduler_maps.get(&sm_name.v) else {
+            continue;
+        };
+        policies.insert(format!("scheduler-map {}", sm_name.v));
+        for fc in cos.fc_sets.get(set).into_iter().flatten() {
+            if let Some(s) = sm.entries.get(fc) {
+                fc_sched.insert(fc.clone(), s.clone());
+            }
+        }
+    }
+    for q in i.queues.iter_mut() {
+        let on = classes_on(q.id);
+        let sched = on
+            .iter()
+            .find_map(|(n, _)| fc_sched.get(*n))
+            .and_then(|a| cos.schedulers.get(&a.v).map(|s| (a, s)));
+        let Some((sref, s)) = sched else {
+            // ECN is off unless a scheduler enables it [V S21 "ECN is disabled by default"];
+            // no drop profile means tail drop.
+            q.ecn.enabled = default_of(false, Some(ifsrc));
+            q.wred_drop = default_of(false, Some(ifsrc));
+            continue;
+        };
+        let ssrc = s.src.clone().unwrap_or_else(|| sref.src.clone());
+        q.scheduler = match &s.priority {
+            // QFX priorities: strict-high is strict priority; the others share by weight.
+            Some(p) if p.v == "strict-high" || p.v == "high" => known("strict".into(), &p.src),
+            Some(p) => known("dwrr".into(), &p.src),
+            // `priority low` by default [R Junos scheduler default].
+            None => default_of("dwrr".into(), Some(&ssrc)),
+        };
+        if let Some(r) = &s.rate_pct {
+            q.weight_pct = known(r.v, &r.src);
+        }
+        // The drop profile for loss priority any/low (RoCE traffic is classified low).
+        let dp = s
+            .drop_profiles
+            .iter()
+            .find(|(lp, _)| lp == "any" || lp == "low")
+            .or(s.drop_profiles.first());
+        match &s.ecn {
+            Some(es) => {
+                q.ecn.enabled = known(true, es);
+                // Thresholds are fill levels in percent of the queue's buffer, not bytes; the
+                // bytes stay unknown (ECN002 reports it cannot normalize). The marking
+                // probability at the highest fill level is Pmax.
+                if let Some((_, d)) = dp
+                    && let Some(p) = cos.drop_profiles.get(&d.v)
+                    && let Some(pmax) = p.prob.iter().copied().reduce(f64::max)
+                {
+                    q.ecn.max_probability_pct = known(pmax, &d.src);
+                }
+                // On an ECN queue the drop profile only marks; non-ECT packets are tail-dropped
+                // [V S21], and RoCE is ECT.
+                q.wred_drop = known(false, es);
+            }
+            None => {
+                let why = cfg
+                    .inactive_at(&[
+                        "class-of-service",
+                        "schedulers",
+                        &sref.v,
+                        "explicit-congestion-notification",
+                    ])
+                    .unwrap_or_else(|| ssrc.clone());
+                q.ecn.enabled = default_of(false, Some(&why));
+                q.wred_drop = match dp {
+                    Some((_, d)) => known(true, &d.src),
+                    None => default_of(false, Some(&ssrc)),
+                };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_and_ranges() {
+        assert!(glob("et-*", "et-0/0/1"));
+        assert!(glob("xe-0/0/*", "xe-0/0/12"));
+        assert!(!glob("xe-0/0/*", "et-0/0/12"));
+        assert!(glob("*", "ae0"));
+        assert!(glob("et-0/0/0", "et-0/0/0"));
+        assert!(!glob("et-0/0/0", "et-0/0/01"));
+        let none = BTreeSet::new();
+        assert_eq!(
+            expand_member("et-0/0/[0-2]", &none),
+            vec!["et-0/0/0", "et-0/0/1", "et-0/0/2"]
+        );
+        assert_eq!(
+            expand_range("et-0/0/2", "et-0/0/4"),
+            vec!["et-0/0/2", "et-0/0/3", "et-0/0/4"]
+        );
+    }
+
+    #[test]
+    fn default_classifier() {
+        assert_eq!(default_dscp_fc(26), "best-effort");
+        assert_eq!(default_dscp_fc(48), "network-control");
+    }
+}

@@ -1,0 +1,714 @@
+//! Reading Junos statements (full paths, see `tree`) into typed definitions: interfaces and
+//! interface ranges, the [edit class-of-service] objects (forwarding classes, classifiers,
+//! rewrite rules, drop profiles, schedulers, scheduler maps, congestion-notification profiles,
+//! forwarding-class sets, traffic-control profiles, shared buffer) and DCBX. Nothing here
+//! applies defaults; `apply` does that. Inactive statements are kept aside so that a default
+//! applied in their place can cite them.
+
+use super::tree::{Stmt, values};
+use crate::model::Src;
+use std::collections::BTreeMap;
+
+/// A value with the line that stated it.
+#[derive(Debug, Clone)]
+pub(super) struct At<T> {
+    pub(super) v: T,
+    pub(super) src: Src,
+}
+
+pub(super) fn at<T>(v: T, src: &Src) -> Option<At<T>> {
+    Some(At {
+        v,
+        src: src.clone(),
+    })
+}
+
+/// What `[edit interfaces NAME]` (or an interface range) says.
+#[derive(Debug, Clone, Default)]
+pub(super) struct IfConf {
+    /// First line that names the interface.
+    pub(super) src: Option<Src>,
+    pub(super) disable: Option<Src>,
+    /// Media MTU (`mtu N;` at the interface).
+    pub(super) mtu: Option<At<u32>>,
+    /// Protocol MTU of `unit 0 family inet` (the IP MTU itself).
+    pub(super) inet_mtu: Option<At<u32>>,
+    pub(super) vlan_tagging: Option<Src>,
+    pub(super) speed: Option<At<Option<f64>>>,
+    pub(super) lag: Option<At<String>>,
+    /// Symmetric PAUSE: `flow-control;` (true) / `no-flow-control;` (false).
+    pub(super) flow_control: Option<At<bool>>,
+    /// Asymmetric PAUSE: rx-buffers = send PAUSE, tx-buffers = honour received PAUSE.
+    pub(super) rx_buffers: Option<At<bool>>,
+    pub(super) tx_buffers: Option<At<bool>>,
+    /// Families configured on unit 0 (or the first unit): inet, ethernet-switching, ...
+    pub(super) families: Vec<String>,
+}
+
+impl IfConf {
+    /// Fill what `self` leaves unset from `base` (an interface range the port is a member of).
+    pub(super) fn inherit(&mut self, base: &IfConf) {
+        fn keep<T: Clone>(own: &mut Option<T>, b: &Option<T>) {
+            if own.is_none() {
+                own.clone_from(b);
+            }
+        }
+        keep(&mut self.src, &base.src);
+        keep(&mut self.disable, &base.disable);
+        keep(&mut self.mtu, &base.mtu);
+        keep(&mut self.inet_mtu, &base.inet_mtu);
+        keep(&mut self.vlan_tagging, &base.vlan_tagging);
+        keep(&mut self.speed, &base.speed);
+        keep(&mut self.lag, &base.lag);
+        keep(&mut self.flow_control, &base.flow_control);
+        keep(&mut self.rx_buffers, &base.rx_buffers);
+        keep(&mut self.tx_buffers, &base.tx_buffers);
+        if self.families.is_empty() {
+            self.families.clone_from(&base.families);
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct Range {
+    /// Member names as written (`et-0/0/[0-3]`, `et-0/0/*`) and `member-range A to B` pairs.
+    pub(super) members: Vec<String>,
+    pub(super) member_ranges: Vec<(String, String)>,
+    pub(super) conf: IfConf,
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Fc {
+    pub(super) queue: u8,
+    pub(super) no_loss: bool,
+    pub(super) pfc_priority: Option<u8>,
+    pub(super) src: Src,
+}
+
+/// A classifier (`dscp NAME`) or rewrite rule: (code point, forwarding class, loss priority).
+#[derive(Debug, Clone, Default)]
+pub(super) struct CodeMap {
+    pub(super) src: Option<Src>,
+    pub(super) import_default: bool,
+    pub(super) entries: Vec<(u8, String, String, Src)>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct DropProfile {
+    pub(super) src: Option<Src>,
+    pub(super) fill: Vec<f64>,
+    pub(super) prob: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct Scheduler {
+    pub(super) src: Option<Src>,
+    pub(super) priority: Option<At<String>>,
+    pub(super) rate_pct: Option<At<f64>>,
+    /// `transmit-rate 10g` (an absolute rate): not a share.
+    pub(super) rate_abs: Option<Src>,
+    /// (loss priority, drop profile) of `drop-profile-map` lines.
+    pub(super) drop_profiles: Vec<(String, At<String>)>,
+    pub(super) ecn: Option<Src>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct SchedMap {
+    pub(super) src: Option<Src>,
+    pub(super) entries: BTreeMap<String, At<String>>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct Cnp {
+    pub(super) src: Option<Src>,
+    /// DSCP value → line enabling PFC for it (`input dscp code-point 011010 pfc`).
+    pub(super) dscp_pfc: BTreeMap<u8, Src>,
+    /// 802.1p priority → line (`input ieee-802.1 code-point 011 pfc`).
+    pub(super) ieee_pfc: BTreeMap<u8, Src>,
+    pub(super) cable_m: Option<At<f64>>,
+    /// Received-PAUSE priority → output queues paused (`output ieee-802.1 code-point 011
+    /// flow-control-queue 3`).
+    pub(super) output: BTreeMap<u8, At<Vec<u8>>>,
+    pub(super) watchdog: Option<Src>,
+    pub(super) wd_detection: Option<At<u32>>,
+    pub(super) wd_poll_ms: Option<At<u32>>,
+    pub(super) wd_recovery_ms: Option<At<u32>>,
+}
+
+/// One entry of [edit class-of-service interfaces]: a name or a wildcard (`et-*`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct CosIf {
+    pub(super) pattern: String,
+    pub(super) src: Option<Src>,
+    pub(super) scheduler_map: Option<At<String>>,
+    pub(super) cnp: Option<At<String>>,
+    /// forwarding-class-set → output traffic-control profile.
+    pub(super) fc_sets: Vec<(String, At<String>)>,
+    /// Classifier type (dscp, ieee-802.1, ...) → name, on unit 0 / unit *.
+    pub(super) classifiers: BTreeMap<String, At<String>>,
+    pub(super) rewrites: BTreeMap<String, At<String>>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(super) struct Buffers {
+    /// (direction, partition) → percent; partition "" = the direction's own `percent`.
+    pub(super) percent: BTreeMap<(String, String), At<f64>>,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Cos {
+    pub(super) fcs: BTreeMap<String, Fc>,
+    pub(super) classifiers: BTreeMap<(String, String), CodeMap>,
+    pub(super) rewrites: BTreeMap<(String, String), CodeMap>,
+    /// User DSCP aliases (`code-point-aliases dscp NAME BITS`).
+    pub(super) dscp_aliases: BTreeMap<String, u8>,
+    pub(super) drop_profiles: BTreeMap<String, DropProfile>,
+    pub(super) schedulers: BTreeMap<String, Scheduler>,
+    pub(super) scheduler_maps: BTreeMap<String, SchedMap>,
+    pub(super) cnps: BTreeMap<String, Cnp>,
+    pub(super) fc_sets: BTreeMap<String, Vec<String>>,
+    pub(super) tcps: BTreeMap<String, Option<At<String>>>,
+    pub(super) ifs: Vec<CosIf>,
+    pub(super) buffers: Buffers,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Config {
+    pub(super) seen: bool,
+    pub(super) version: Option<At<String>>,
+    pub(super) interfaces: BTreeMap<String, IfConf>,
+    pub(super) ranges: BTreeMap<String, Range>,
+    pub(super) cos: Cos,
+    pub(super) dcbx_disable: Option<Src>,
+    /// DCBX `interface NAME|all priority-flow-control no-auto-negotiation` / `interface X
+    /// disable`: (interface or "all", src).
+    pub(super) dcbx_no_autoneg: Vec<(String, Src)>,
+    pub(super) dcbx_if_disable: Vec<(String, Src)>,
+    /// Statements that do not apply (`inactive:` / `deactivate`), for citing.
+    pub(super) inactive: Vec<Stmt>,
+    /// (kind, name, src) of every reference, checked once everything is read.
+    pub(super) refs: Vec<(&'static str, String, Src)>,
+}
+
+impl Config {
+    /// The line of an inactive statement under `prefix`, if any (cited by defaults that apply
+    /// because that statement does not).
+    pub(super) fn inactive_at(&self, prefix: &[&str]) -> Option<Src> {
+        self.inactive
+            .iter()
+            .find(|s| {
+                s.words.len() >= prefix.len()
+                    && s.words.iter().zip(prefix).all(|(a, b)| a == b || *b == "*")
+            })
+            .map(|s| s.src.clone())
+    }
+}
+
+/// DSCP code point from bits (`011010`) or a standard or user alias (`af31`, `cs6`, `ef`).
+pub(super) fn dscp_of(v: &str, aliases: &BTreeMap<String, u8>) -> Option<u8> {
+    if v.len() == 6 && v.bytes().all(|b| b == b'0' || b == b'1') {
+        return u8::from_str_radix(v, 2).ok();
+    }
+    if let Some(a) = aliases.get(v) {
+        return Some(*a);
+    }
+    // Standard DSCP aliases (Junos default code-point aliases): be, ef, afXY, csN, nc1/nc2.
+    match v {
+        "be" => return Some(0),
+        "ef" => return Some(46),
+        "nc1" => return Some(48),
+        "nc2" => return Some(56),
+        _ => {}
+    }
+    if let Some(n) = v.strip_prefix("cs") {
+        let n: u8 = n.parse().ok()?;
+        return (n < 8).then_some(n * 8);
+    }
+    if let Some(xy) = v.strip_prefix("af") {
+        let b = xy.as_bytes();
+        if b.len() == 2 {
+            let (x, y) = (b[0].wrapping_sub(b'0'), b[1].wrapping_sub(b'0'));
+            if (1..=4).contains(&x) && (1..=3).contains(&y) {
+                return Some(8 * x + 2 * y);
+            }
+        }
+    }
+    None
+}
+
+/// IEEE 802.1p priority from bits (`011`) or a default alias (be, be1, ef, ef1, af11, af12, nc1,
+/// nc2: Junos default IEEE 802.1 code-point aliases).
+pub(super) fn ieee_of(v: &str) -> Option<u8> {
+    if v.len() == 3 && v.bytes().all(|b| b == b'0' || b == b'1') {
+        return u8::from_str_radix(v, 2).ok();
+    }
+    let n = match v {
+        "be" => 0,
+        "be1" => 1,
+        "ef" => 2,
+        "ef1" => 3,
+        "af11" => 4,
+        "af12" => 5,
+        "nc1" => 6,
+        "nc2" => 7,
+        _ => return None,
+    };
+    Some(n)
+}
+
+fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
+    s.parse().ok()
+}
+
+impl Config {
+    pub(super) fn read(&mut self, stmts: Vec<Stmt>) {
+        // DSCP aliases first: classifiers may name them before they are defined.
+        for s in stmts.iter().filter(|s| s.active) {
+            if let ["class-of-service", "code-point-aliases", "dscp", name, bits] = s.w()[..]
+                && let Some(v) = dscp_of(bits, &BTreeMap::new())
+            {
+                self.cos.dscp_aliases.insert(name.to_string(), v);
+            }
+        }
+        for s in stmts {
+            if !s.active {
+                self.inactive.push(s);
+                continue;
+            }
+            self.seen = true;
+            self.stmt(&s);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        let w = s.w();
+        let src = &s.src;
+        match w.as_slice() {
+            ["version", v] => self.version = at(v.to_string(), src),
+            ["interfaces", "interface-range", name, rest @ ..] => {
+                let r = self.ranges.entry(name.to_string()).or_default();
+                match rest {
+                    ["member", m] => r.members.push(m.to_string()),
+                    ["member-range", a, "to", b] => {
+                        r.member_ranges.push((a.to_string(), b.to_string()))
+                    }
+                    _ => if_stmt(&mut r.conf, rest, src),
+                }
+            }
+            ["interfaces", name, rest @ ..] => {
+                let c = self.interfaces.entry(name.to_string()).or_default();
+                if_stmt(c, rest, src);
+            }
+            ["class-of-service", rest @ ..] => self.cos_stmt(rest, src),
+            ["protocols", "dcbx", rest @ ..] => match rest {
+                ["disable"] => self.dcbx_disable = Some(src.clone()),
+                [
+                    "interface",
+                    name,
+                    "priority-flow-control",
+                    "no-auto-negotiation",
+                ] => self.dcbx_no_autoneg.push((name.to_string(), src.clone())),
+                ["interface", name, "disable"] => {
+                    self.dcbx_if_disable.push((name.to_string(), src.clone()))
+                }
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+
+    fn cos_stmt(&mut self, w: &[&str], src: &Src) {
+        let cos = &mut self.cos;
+        match w {
+            ["forwarding-classes", "class", fc, "queue-num", q, opts @ ..] => {
+                let Some(queue) = num::<u8>(q) else { return };
+                let mut f = Fc {
+                    queue,
+                    no_loss: false,
+                    pfc_priority: None,
+                    src: src.clone(),
+                };
+                let mut it = opts.iter();
+                while let Some(o) = it.next() {
+                    match *o {
+                        "no-loss" => f.no_loss = true,
+                        "pfc-priority" => f.pfc_priority = it.next().and_then(|p| num(p)),
+                        _ => {}
+                    }
+                }
+                cos.fcs.insert(fc.to_string(), f);
+            }
+            ["forwarding-classes", "queue", q, fc] => {
+                if let Some(queue) = num::<u8>(q) {
+                    cos.fcs.insert(
+                        fc.to_string(),
+                        Fc {
+                            queue,
+                            no_loss: false,
+                            pfc_priority: None,
+                            src: src.clone(),
+                        },
+                    );
+                }
+            }
+            [
+                kind @ ("classifiers" | "rewrite-rules"),
+                ty,
+                name,
+                rest @ ..,
+            ] => {
+                let is_classifier = *kind == "classifiers";
+                let aliases = cos.dscp_aliases.clone();
+                let map = if is_classifier {
+                    &mut cos.classifiers
+                } else {
+                    &mut cos.rewrites
+                };
+                let m = map.entry((ty.to_string(), name.to_string())).or_default();
+                m.src.get_or_insert_with(|| src.clone());
+                match rest {
+                    ["import", "default"] => m.import_default = true,
+                    [
+                        "forwarding-class",
+                        fc,
+                        "loss-priority",
+                        lp,
+                        "code-points" | "code-point",
+                        vs @ ..,
+                    ] => {
+                        for v in values(vs) {
+                            let code = if *ty == "ieee-802.1" {
+                                ieee_of(v)
+                            } else {
+                                dscp_of(v, &aliases)
+                            };
+                            if let Some(c) = code {
+                                m.entries
+                                    .push((c, fc.to_string(), lp.to_string(), src.clone()));
+                            }
+                        }
+                        self.refs
+                            .push(("forwarding-class", fc.to_string(), src.clone()));
+                    }
+                    _ => {}
+                }
+            }
+            ["drop-profiles", name, rest @ ..] => {
+                let d = cos.drop_profiles.entry(name.to_string()).or_default();
+                d.src.get_or_insert_with(|| src.clone());
+                let nums = |vs: &[&str]| -> Vec<f64> {
+                    values(vs).iter().filter_map(|v| num::<f64>(v)).collect()
+                };
+                match rest {
+                    ["interpolate", "fill-level", vs @ ..] => d.fill.extend(nums(vs)),
+                    ["interpolate", "drop-probability", vs @ ..] => d.prob.extend(nums(vs)),
+                    ["fill-level", f, "drop-probability", p] => {
+                        if let (Some(f), Some(p)) = (num(f), num(p)) {
+                            d.fill.push(f);
+                            d.prob.push(p);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            ["shared-buffer" | "dedicated-buffer", dir, rest @ ..] => {
+                let key = |part: &str| (dir.to_string(), part.to_string());
+                match rest {
+                    ["percent", p] => {
+                        if let Some(p) = num(p)
+                            && w[0] == "shared-buffer"
+                        {
+                            cos.buffers.percent.insert(
+                                key(""),
+                                At {
+                                    v: p,
+                                    src: src.clone(),
+                                },
+                            );
+                        }
+                    }
+                    ["buffer-partition", part, "percent", p] => {
+                        if let Some(p) = num(p) {
+                            cos.buffers.percent.insert(
+                                key(part),
+                                At {
+                                    v: p,
+                                    src: src.clone(),
+                                },
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            ["congestion-notification-profile", name, rest @ ..] => {
+                let c = cos.cnps.entry(name.to_string()).or_default();
+                c.src.get_or_insert_with(|| src.clone());
+                cnp_stmt(c, rest, src, &cos.dscp_aliases);
+            }
+            ["scheduler-maps", name, rest @ ..] => {
+                let m = cos.scheduler_maps.entry(name.to_string()).or_default();
+                m.src.get_or_insert_with(|| src.clone());
+                if let ["forwarding-class", fc, "scheduler", sched] = rest {
+                    m.entries.insert(
+                        fc.to_string(),
+                        At {
+                            v: sched.to_string(),
+                            src: src.clone(),
+                        },
+                    );
+                    self.refs
+                        .push(("scheduler", sched.to_string(), src.clone()));
+                    self.refs
+                        .push(("forwarding-class", fc.to_string(), src.clone()));
+                }
+            }
+            ["schedulers", name, rest @ ..] => {
+                let sc = cos.schedulers.entry(name.to_string()).or_default();
+                sc.src.get_or_insert_with(|| src.clone());
+                match rest {
+                    ["priority", p] => sc.priority = at(p.to_string(), src),
+                    ["transmit-rate", "percent", p, ..] => {
+                        sc.rate_pct = num(p).and_then(|p| at(p, src));
+                    }
+                    ["transmit-rate", r, ..] if r.starts_with(|c: char| c.is_ascii_digit()) => {
+                        sc.rate_abs = Some(src.clone());
+                    }
+                    [
+                        "drop-profile-map",
+                        "loss-priority",
+                        lp,
+                        "protocol",
+                        _,
+                        "drop-profile",
+                        dp,
+                    ] => {
+                        sc.drop_profiles.push((
+                            lp.to_string(),
+                            At {
+                                v: dp.to_string(),
+                                src: src.clone(),
+                            },
+                        ));
+                        self.refs
+                            .push(("drop-profile", dp.to_string(), src.clone()));
+                    }
+                    ["explicit-congestion-notification"] => sc.ecn = Some(src.clone()),
+                    _ => {}
+                }
+            }
+            ["forwarding-class-sets", name, rest @ ..] => {
+                let set = cos.fc_sets.entry(name.to_string()).or_default();
+                if let ["class", fc] = rest {
+                    set.push(fc.to_string());
+                    self.refs
+                        .push(("forwarding-class", fc.to_string(), src.clone()));
+                }
+            }
+            ["traffic-control-profiles", name, rest @ ..] => {
+                let t = cos.tcps.entry(name.to_string()).or_default();
+                if let ["scheduler-map", sm] = rest {
+                    *t = at(sm.to_string(), src);
+                    self.refs
+                        .push(("scheduler-map", sm.to_string(), src.clone()));
+                }
+            }
+            ["interfaces", pattern, rest @ ..] => {
+                let pos = match cos.ifs.iter().position(|c| c.pattern == *pattern) {
+                    Some(p) => p,
+                    None => {
+                        cos.ifs.push(CosIf {
+                            pattern: pattern.to_string(),
+                            src: Some(src.clone()),
+                            ..Default::default()
+                        });
+                        cos.ifs.len() - 1
+                    }
+                };
+                let ci = &mut cos.ifs[pos];
+                match rest {
+                    ["scheduler-map", sm] => {
+                        ci.scheduler_map = at(sm.to_string(), src);
+                        self.refs
+                            .push(("scheduler-map", sm.to_string(), src.clone()));
+                    }
+                    ["congestion-notification-profile", c] => {
+                        ci.cnp = at(c.to_string(), src);
+                        self.refs.push((
+                            "congestion-notification-profile",
+                            c.to_string(),
+                            src.clone(),
+                        ));
+                    }
+                    [
+                        "forwarding-class-set",
+                        set,
+                        "output-traffic-control-profile",
+                        tcp,
+                    ] => {
+                        ci.fc_sets.push((
+                            set.to_string(),
+                            At {
+                                v: tcp.to_string(),
+                                src: src.clone(),
+                            },
+                        ));
+                        self.refs
+                            .push(("forwarding-class-set", set.to_string(), src.clone()));
+                        self.refs
+                            .push(("traffic-control-profile", tcp.to_string(), src.clone()));
+                    }
+                    [
+                        "unit",
+                        unit,
+                        kind @ ("classifiers" | "rewrite-rules"),
+                        ty,
+                        name,
+                    ] => {
+                        // Logical-interface QoS of unit 0 or `unit *` stands for the port.
+                        if *unit != "0" && *unit != "*" {
+                            return;
+                        }
+                        let slot = if *kind == "classifiers" {
+                            &mut ci.classifiers
+                        } else {
+                            &mut ci.rewrites
+                        };
+                        slot.insert(
+                            ty.to_string(),
+                            At {
+                                v: name.to_string(),
+                                src: src.clone(),
+                            },
+                        );
+                        if *name != "default" {
+                            let what = if *kind == "classifiers" {
+                                "classifier"
+                            } else {
+                                "rewrite-rule"
+                            };
+                            self.refs.push((what, format!("{ty} {name}"), src.clone()));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn cnp_stmt(c: &mut Cnp, w: &[&str], src: &Src, aliases: &BTreeMap<String, u8>) {
+    match w {
+        ["input", "cable-length", m] => c.cable_m = num(m).and_then(|m| at(m, src)),
+        [
+            "input",
+            ty @ ("dscp" | "ieee-802.1"),
+            "code-point",
+            rest @ ..,
+        ] => {
+            let cps: Vec<&str> = values(rest)
+                .into_iter()
+                .take_while(|v| *v != "pfc" && *v != "mru")
+                .collect();
+            if !rest.contains(&"pfc") {
+                return;
+            }
+            for cp in cps {
+                if *ty == "dscp" {
+                    if let Some(d) = dscp_of(cp, aliases) {
+                        c.dscp_pfc.entry(d).or_insert_with(|| src.clone());
+                    }
+                } else if let Some(p) = ieee_of(cp) {
+                    c.ieee_pfc.entry(p).or_insert_with(|| src.clone());
+                }
+            }
+        }
+        [
+            "output",
+            "ieee-802.1",
+            "code-point",
+            cp,
+            "flow-control-queue",
+            qs @ ..,
+        ] => {
+            if let Some(p) = ieee_of(cp) {
+                let e = c.output.entry(p).or_insert_with(|| At {
+                    v: Vec::new(),
+                    src: src.clone(),
+                });
+                e.v.extend(values(qs).iter().filter_map(|q| num::<u8>(q)));
+            }
+        }
+        ["pfc-watchdog", rest @ ..] => {
+            c.watchdog.get_or_insert_with(|| src.clone());
+            match rest {
+                ["detection", n] => c.wd_detection = num(n).and_then(|n| at(n, src)),
+                ["poll-interval", n] => c.wd_poll_ms = num(n).and_then(|n| at(n, src)),
+                ["recovery-time", n] => c.wd_recovery_ms = num(n).and_then(|n| at(n, src)),
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// One statement under `[edit interfaces NAME]` (or an interface range).
+fn if_stmt(c: &mut IfConf, w: &[&str], src: &Src) {
+    c.src.get_or_insert_with(|| src.clone());
+    match w {
+        ["mtu", m] => c.mtu = num(m).and_then(|m| at(m, src)),
+        ["disable"] => c.disable = Some(src.clone()),
+        ["vlan-tagging" | "flexible-vlan-tagging"] => c.vlan_tagging = Some(src.clone()),
+        ["speed", s] | ["ether-options" | "gigether-options", "speed", s] => {
+            c.speed = at(crate::platform::util::speed_gbps(s), src)
+        }
+        ["ether-options" | "gigether-options", rest @ ..] => match rest {
+            ["802.3ad", ae] => c.lag = at(ae.to_string(), src),
+            ["flow-control"] => c.flow_control = at(true, src),
+            ["no-flow-control"] => c.flow_control = at(false, src),
+            ["configured-flow-control", dir, state] => {
+                let v = at(*state == "on", src);
+                if *dir == "rx-buffers" {
+                    c.rx_buffers = v;
+                } else {
+                    c.tx_buffers = v;
+                }
+            }
+            _ => {}
+        },
+        ["unit", unit, "family", fam, rest @ ..] => {
+            if *unit != "0" && !c.families.is_empty() {
+                return;
+            }
+            if !c.families.iter().any(|f| f == fam) {
+                c.families.push(fam.to_string());
+            }
+            if let ("0", "inet", ["mtu", m]) = (*unit, *fam, rest) {
+                c.inet_mtu = num(m).and_then(|m| at(m, src));
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_points() {
+        let none = BTreeMap::new();
+        assert_eq!(dscp_of("011010", &none), Some(26));
+        assert_eq!(dscp_of("af31", &none), Some(26));
+        assert_eq!(dscp_of("cs6", &none), Some(48));
+        assert_eq!(dscp_of("ef", &none), Some(46));
+        assert_eq!(dscp_of("0110", &none), None);
+        let mut a = BTreeMap::new();
+        a.insert("roce".to_string(), 26u8);
+        assert_eq!(dscp_of("roce", &a), Some(26));
+        assert_eq!(ieee_of("011"), Some(3));
+        assert_eq!(ieee_of("nc2"), Some(7));
+        assert_eq!(ieee_of("1111"), None);
+    }
+}

@@ -1,0 +1,578 @@
+//! NX-OS configuration records → definitions (class-maps, policy-maps, system qos, watchdog
+//! globals) and interface blocks, each remembering the file and line it came from.
+//!
+//! `show running-config` and `show running-config interface` are read into one `Config`; the
+//! former also marks the config as complete (`full`), which is what lets `qos` apply NX-OS
+//! defaults for global lines that are absent and report references to undefined objects.
+
+use super::{canonical_ifname, if_kind};
+use crate::model::Src;
+use crate::parser::Record;
+use crate::platform::Output;
+use crate::platform::util::num_list;
+
+/// Where a statement is: the output it came from (index into the outputs) and its line.
+#[derive(Debug, Clone)]
+pub struct At {
+    pub out: usize,
+    pub src: Src,
+}
+
+/// A value with the line that set it.
+pub type Val<T> = Option<(T, Src)>;
+
+#[derive(Debug, Clone)]
+pub enum Match {
+    Dscp(Vec<u8>),
+    Cos(Vec<u8>),
+    QosGroup(Vec<u8>),
+    /// ACL, protocol...: classifies on something this tool does not model.
+    Other,
+}
+
+#[derive(Debug)]
+pub struct ClassMap {
+    /// qos | queuing | network-qos
+    pub ty: String,
+    pub name: String,
+    pub match_all: bool,
+    pub matches: Vec<Match>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Wred {
+    pub min: Option<u64>,
+    pub max: Option<u64>,
+    pub prob: Option<f64>,
+    pub ecn: bool,
+    pub src: Src,
+}
+
+#[derive(Debug, Clone)]
+pub struct PauseBuffer {
+    pub size: u64,
+    pub xoff: u64,
+    pub xon: u64,
+    pub src: Src,
+}
+
+/// A `class` inside a policy-map with its actions.
+#[derive(Debug)]
+pub struct PClass {
+    pub name: String,
+    pub at: At,
+    pub qos_group: Val<u8>,
+    /// `set dscp` (or `set precedence`, as the DSCP it produces).
+    pub set_dscp: Val<u8>,
+    pub priority: Option<Src>,
+    /// (percent, remaining?)
+    pub bandwidth: Val<(f64, bool)>,
+    pub wred: Option<Wred>,
+    pub mtu: Val<u32>,
+    pub pause_cos: Val<Vec<u8>>,
+    pub pause_nodrop: Option<Src>,
+    pub pause_buffer: Option<PauseBuffer>,
+}
+
+#[derive(Debug)]
+pub struct PolicyMap {
+    pub ty: String,
+    pub name: String,
+    pub classes: Vec<PClass>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ServicePolicy {
+    /// qos | queuing | network-qos
+    pub ty: String,
+    /// input | output (none for network-qos)
+    pub dir: Option<String>,
+    pub name: String,
+    pub at: At,
+}
+
+/// One interface as the config describes it.
+#[derive(Debug)]
+pub struct IfConf {
+    pub name: String,
+    pub at: At,
+    pub admin_up: Val<bool>,
+    pub switchport: Val<bool>,
+    /// A line only valid in one mode (`switchport mode ...` = L2, `ip address` = L3), used
+    /// when `switchport` / `no switchport` is not written.
+    pub mode_hint: Val<bool>,
+    /// `speed auto` is `None` inside.
+    pub speed_gbps: Val<Option<f64>>,
+    pub mtu: Val<u32>,
+    pub channel_group: Val<u32>,
+    pub fc_rx: Val<bool>,
+    pub fc_tx: Val<bool>,
+    pub pfc_mode: Val<String>,
+    pub wd_enable: Val<bool>,
+    pub wd_mult: Val<u32>,
+    pub policies: Vec<ServicePolicy>,
+}
+
+impl IfConf {
+    fn new(name: String, at: At) -> Self {
+        IfConf {
+            name,
+            at,
+            admin_up: None,
+            switchport: None,
+            mode_hint: None,
+            speed_gbps: None,
+            mtu: None,
+            channel_group: None,
+            fc_rx: None,
+            fc_tx: None,
+            pfc_mode: None,
+            wd_enable: None,
+            wd_mult: None,
+            policies: Vec::new(),
+        }
+    }
+
+    pub fn kind(&self) -> &'static str {
+        if_kind(&self.name)
+    }
+
+    /// The interface's own service-policy of a type and direction.
+    pub fn policy(&self, ty: &str, dir: Option<&str>) -> Option<&ServicePolicy> {
+        self.policies
+            .iter()
+            .rev()
+            .find(|p| p.ty == ty && p.dir.as_deref() == dir)
+    }
+}
+
+/// Everything the config outputs of one device say.
+#[derive(Debug, Default)]
+pub struct Config {
+    /// Some config output was read.
+    pub seen: bool,
+    /// A whole running config was read (not only interface sections): absent global lines
+    /// mean NX-OS defaults, and references to undefined objects are real.
+    pub full: bool,
+    pub hostname: Val<String>,
+    pub version: Val<String>,
+    /// `system default switchport` / `no system default switchport`.
+    pub sysdef_switchport: Val<bool>,
+    /// `system default switchport shutdown` / `no ...`.
+    pub sysdef_shutdown: Val<bool>,
+    pub class_maps: Vec<ClassMap>,
+    pub policy_maps: Vec<PolicyMap>,
+    pub system: Vec<ServicePolicy>,
+    pub wd_enable: Val<bool>,
+    pub wd_interval: Val<u32>,
+    pub wd_shutdown_mult: Val<u32>,
+    pub wd_restore_mult: Val<u32>,
+    pub interfaces: Vec<IfConf>,
+}
+
+/// Expand an `interface` argument (`Ethernet1/1`, `Ethernet1/1-4, Ethernet1/10`,
+/// `ethernet 1/1/1 - 2`) into canonical names. `None` when it cannot be read.
+pub fn expand_ifspec(spec: &str) -> Option<Vec<String>> {
+    const MAX: usize = 4096;
+    let mut out = Vec::new();
+    let mut family = String::new();
+    for item in spec.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let digits_at = item.find(|c: char| c.is_ascii_digit())?;
+        let (word, nums) = item.split_at(digits_at);
+        let word = word.trim();
+        if !word.is_empty() {
+            family = word.to_string();
+        } else if family.is_empty() {
+            return None;
+        }
+        let nums: String = nums.chars().filter(|c| !c.is_whitespace()).collect();
+        let (first, last) = match nums.split_once('-') {
+            Some((a, b)) => (a.to_string(), Some(b.to_string())),
+            None => (nums.clone(), None),
+        };
+        if !first
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '/' || c == '.')
+        {
+            return None;
+        }
+        match last {
+            None => out.push(canonical_ifname(&format!("{family}{first}"))),
+            Some(last) => {
+                let (stem, start) = match first.rfind('/') {
+                    Some(p) => (&first[..=p], &first[p + 1..]),
+                    None => ("", first.as_str()),
+                };
+                let a: u32 = start.parse().ok()?;
+                let b: u32 = last.parse().ok()?;
+                if a > b || (b - a) as usize > MAX {
+                    return None;
+                }
+                for n in a..=b {
+                    out.push(canonical_ifname(&format!("{family}{stem}{n}")));
+                }
+            }
+        }
+        if out.len() > MAX {
+            return None;
+        }
+    }
+    if out.is_empty() { None } else { Some(out) }
+}
+
+/// DSCP values from a `match dscp` / `set dscp` argument: numbers, ranges and names
+/// (`26`, `24-31`, `10,12`, `af31`, `ef`, `cs6`, `default`).
+pub fn dscp_list(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for part in s.split([',', ' ']).filter(|p| !p.is_empty()) {
+        if part.chars().all(|c| c.is_ascii_digit() || c == '-') {
+            out.extend(num_list(part, 63)?.into_iter().map(|v| v as u8));
+        } else {
+            out.push(dscp_name(part)?);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    if out.is_empty() { None } else { Some(out) }
+}
+
+fn dscp_name(s: &str) -> Option<u8> {
+    let s = s.to_ascii_lowercase();
+    match s.as_str() {
+        "ef" => return Some(46),
+        "default" => return Some(0),
+        _ => {}
+    }
+    if let Some(n) = s.strip_prefix("cs") {
+        let n: u8 = n.parse().ok()?;
+        return (n <= 7).then_some(n * 8);
+    }
+    if let Some(n) = s.strip_prefix("af") {
+        let b = n.as_bytes();
+        if b.len() == 2 && (b'1'..=b'4').contains(&b[0]) && (b'1'..=b'3').contains(&b[1]) {
+            return Some((b[0] - b'0') * 8 + (b[1] - b'0') * 2);
+        }
+    }
+    None
+}
+
+fn small_list(s: &str, max: u32) -> Option<Vec<u8>> {
+    let v = num_list(s, max)?;
+    if v.is_empty() {
+        None
+    } else {
+        Some(v.into_iter().map(|x| x as u8).collect())
+    }
+}
+
+impl Config {
+    pub fn class_map(&self, ty: &str, name: &str) -> Option<&ClassMap> {
+        self.class_maps
+            .iter()
+            .rev()
+            .find(|c| c.ty == ty && c.name == name)
+    }
+
+    pub fn policy_map(&self, ty: &str, name: &str) -> Option<&PolicyMap> {
+        self.policy_maps
+            .iter()
+            .rev()
+            .find(|p| p.ty == ty && p.name == name)
+    }
+
+    /// The system qos service-policy of a type and direction.
+    pub fn system_policy(&self, ty: &str, dir: Option<&str>) -> Option<&ServicePolicy> {
+        self.system
+            .iter()
+            .rev()
+            .find(|p| p.ty == ty && p.dir.as_deref() == dir)
+    }
+
+    fn iface_mut(&mut self, name: &str, at: &At) -> &mut IfConf {
+        match self.interfaces.iter().position(|i| i.name == name) {
+            Some(p) => &mut self.interfaces[p],
+            None => {
+                self.interfaces
+                    .push(IfConf::new(name.to_string(), at.clone()));
+                let last = self.interfaces.len() - 1;
+                &mut self.interfaces[last]
+            }
+        }
+    }
+
+    /// Read the records of one config output (index `oi` into the outputs).
+    pub fn read(&mut self, oi: usize, o: &Output) {
+        self.seen = true;
+        if o.cmd.config {
+            self.full = true;
+        }
+        let p = &o.parsed;
+        // Open blocks: the latest class-map, policy-map, its class, and interface names.
+        let mut cmap: Option<usize> = None;
+        let mut pmap: Option<usize> = None;
+        let mut pclass: Option<(usize, usize)> = None;
+        let mut ifs: Vec<String> = Vec::new();
+        for r in &p.records {
+            let src = o.src(r.line);
+            let at = At {
+                out: oi,
+                src: src.clone(),
+            };
+            let parent_kind = p.parent(r).map(|pr| p.kind(pr));
+            let get = |n: &str| p.get(r, n).unwrap_or("");
+            match p.kind(r) {
+                "version" => self.version = Some((get("v").to_string(), src)),
+                "hostname" => self.hostname = Some((get("name").to_string(), src)),
+                "sysdef" | "no_sysdef" => {
+                    let on = p.kind(r) == "sysdef";
+                    if p.get(r, "shut").is_some() {
+                        self.sysdef_shutdown = Some((on, src));
+                    } else {
+                        self.sysdef_switchport = Some((on, src));
+                    }
+                }
+                "cmap" => {
+                    self.class_maps.push(ClassMap {
+                        ty: get("type").to_string(),
+                        name: get("name").to_string(),
+                        match_all: get("mode") == "match-all",
+                        matches: Vec::new(),
+                    });
+                    cmap = Some(self.class_maps.len() - 1);
+                }
+                "match" | "match_other" => {
+                    let Some(ci) = cmap else { continue };
+                    let val = get("val");
+                    let m = match (p.kind(r), get("what")) {
+                        ("match", "dscp") => dscp_list(val).map(Match::Dscp),
+                        ("match", "precedence") => small_list(val, 7).map(|ps| {
+                            Match::Dscp(ps.iter().flat_map(|&pr| (pr * 8)..(pr * 8 + 8)).collect())
+                        }),
+                        ("match", "cos") => small_list(val, 7).map(Match::Cos),
+                        ("match", "qos-group") => small_list(val, 7).map(Match::QosGroup),
+                        _ => Some(Match::Other),
+                    };
+                    // A value we cannot read classifies on something unknown.
+                    self.class_maps[ci].matches.push(m.unwrap_or(Match::Other));
+                }
+                "pmap" => {
+                    self.policy_maps.push(PolicyMap {
+                        ty: p.get(r, "type").unwrap_or("qos").to_string(),
+                        name: get("name").to_string(),
+                        classes: Vec::new(),
+                    });
+                    pmap = Some(self.policy_maps.len() - 1);
+                    pclass = None;
+                }
+                "pclass" => {
+                    let Some(pi) = pmap else { continue };
+                    self.policy_maps[pi].classes.push(PClass {
+                        name: get("name").to_string(),
+                        at,
+                        qos_group: None,
+                        set_dscp: None,
+                        priority: None,
+                        bandwidth: None,
+                        wred: None,
+                        mtu: None,
+                        pause_cos: None,
+                        pause_nodrop: None,
+                        pause_buffer: None,
+                    });
+                    pclass = Some((pi, self.policy_maps[pi].classes.len() - 1));
+                }
+                "system_qos" => {}
+                "service_policy" => {
+                    let sp = ServicePolicy {
+                        ty: get("type").to_string(),
+                        dir: p.get(r, "dir").map(String::from),
+                        name: get("name").to_string(),
+                        at: at.clone(),
+                    };
+                    if parent_kind == Some("interface") {
+                        for n in &ifs {
+                            self.iface_mut(n, &at).policies.push(sp.clone());
+                        }
+                    } else {
+                        self.system.push(sp);
+                    }
+                }
+                "wd_enable" => {
+                    let v = Some((get("v") == "on", src));
+                    if parent_kind == Some("interface") {
+                        for n in &ifs {
+                            self.iface_mut(n, &at).wd_enable = v.clone();
+                        }
+                    } else {
+                        self.wd_enable = v;
+                    }
+                }
+                "wd_interval" => self.wd_interval = p.num(r, "v").map(|v| (v, src)),
+                "wd_shutdown_mult" => self.wd_shutdown_mult = p.num(r, "v").map(|v| (v, src)),
+                "wd_restore_mult" => self.wd_restore_mult = p.num(r, "v").map(|v| (v, src)),
+                "interface" => {
+                    ifs = expand_ifspec(get("spec")).unwrap_or_default();
+                    for n in &ifs {
+                        self.iface_mut(n, &at);
+                    }
+                }
+                "mtu" if parent_kind == Some("pclass") => {
+                    if let (Some((pi, ci)), Some(v)) = (pclass, p.num::<u32>(r, "v")) {
+                        self.policy_maps[pi].classes[ci].mtu = Some((v, src));
+                    }
+                }
+                kind @ ("set_qos_group" | "set_dscp" | "set_prec" | "priority" | "bandwidth"
+                | "wred" | "wred_profile" | "pause_cos" | "pause_nodrop"
+                | "pause_buffer") => {
+                    let Some((pi, ci)) = pclass else { continue };
+                    let c = &mut self.policy_maps[pi].classes[ci];
+                    read_class_action(c, kind, p, r, src);
+                }
+                kind => {
+                    for n in ifs.clone() {
+                        let i = self.iface_mut(&n, &at);
+                        read_iface_line(i, kind, p, r, &src);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn read_class_action(c: &mut PClass, kind: &str, p: &crate::parser::Parsed, r: &Record, src: Src) {
+    match kind {
+        "set_qos_group" => c.qos_group = p.num::<u8>(r, "v").filter(|v| *v < 8).map(|v| (v, src)),
+        "set_dscp" => {
+            c.set_dscp = p
+                .get(r, "v")
+                .and_then(dscp_list)
+                .filter(|l| l.len() == 1)
+                .map(|l| (l[0], src))
+        }
+        "set_prec" => c.set_dscp = p.num::<u8>(r, "v").filter(|v| *v < 8).map(|v| (v * 8, src)),
+        "priority" => c.priority = Some(src),
+        "bandwidth" => {
+            c.bandwidth = p
+                .num::<f64>(r, "pct")
+                .filter(|v| (0.0..=100.0).contains(v))
+                .map(|v| ((v, p.get(r, "rem").is_some()), src))
+        }
+        "wred" => {
+            let bytes = |n: &str, u: &str| {
+                p.num::<f64>(r, n)
+                    .and_then(|v| crate::platform::util::to_bytes(v, p.get(r, u).unwrap_or("")))
+            };
+            c.wred = Some(Wred {
+                min: bytes("min", "minu"),
+                max: bytes("max", "maxu"),
+                prob: p.num(r, "prob"),
+                ecn: p.get(r, "ecn").is_some(),
+                src,
+            });
+        }
+        "wred_profile" => {
+            c.wred = Some(Wred {
+                min: None,
+                max: None,
+                prob: None,
+                ecn: p.get(r, "ecn").is_some(),
+                src,
+            })
+        }
+        "pause_cos" => {
+            c.pause_cos = p
+                .get(r, "v")
+                .and_then(|v| small_list(v, 7))
+                .map(|v| (v, src))
+        }
+        "pause_nodrop" => c.pause_nodrop = Some(src),
+        "pause_buffer" => {
+            if let (Some(size), Some(xoff), Some(xon)) =
+                (p.num(r, "size"), p.num(r, "xoff"), p.num(r, "xon"))
+            {
+                c.pause_buffer = Some(PauseBuffer {
+                    size,
+                    xoff,
+                    xon,
+                    src,
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+fn read_iface_line(i: &mut IfConf, kind: &str, p: &crate::parser::Parsed, r: &Record, src: &Src) {
+    let s = || src.clone();
+    match kind {
+        "shutdown" => i.admin_up = Some((false, s())),
+        "no_shutdown" => i.admin_up = Some((true, s())),
+        "switchport" => i.switchport = Some((true, s())),
+        "no_switchport" => i.switchport = Some((false, s())),
+        "l2_line" if i.mode_hint.is_none() => i.mode_hint = Some((true, s())),
+        "l3_line" if i.mode_hint.is_none() => i.mode_hint = Some((false, s())),
+        "speed" => {
+            let v = p.get(r, "v").unwrap_or("auto");
+            let g = if v == "auto" {
+                None
+            } else {
+                crate::platform::util::speed_gbps(v)
+            };
+            i.speed_gbps = Some((g, s()));
+        }
+        "mtu" => i.mtu = p.num(r, "v").map(|v| (v, s())),
+        "channel_group" => i.channel_group = p.num(r, "n").map(|v| (v, s())),
+        "flowcontrol" => {
+            let v = Some((p.get(r, "v") == Some("on"), s()));
+            if p.get(r, "dir") == Some("receive") {
+                i.fc_rx = v;
+            } else {
+                i.fc_tx = v;
+            }
+        }
+        "pfc_mode" => i.pfc_mode = p.get(r, "v").map(|v| (v.to_string(), s())),
+        "wd_if_mult" => i.wd_mult = p.num(r, "v").map(|v| (v, s())),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interface_ranges() {
+        assert_eq!(expand_ifspec("Ethernet1/1").unwrap(), vec!["Ethernet1/1"]);
+        assert_eq!(
+            expand_ifspec("Ethernet1/1/1 - 2").unwrap(),
+            vec!["Ethernet1/1/1", "Ethernet1/1/2"]
+        );
+        assert_eq!(
+            expand_ifspec("ethernet 1/1-3, Ethernet1/10").unwrap(),
+            vec!["Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/10"]
+        );
+        assert_eq!(
+            expand_ifspec("port-channel10").unwrap(),
+            vec!["port-channel10"]
+        );
+        assert_eq!(expand_ifspec("Vlan10").unwrap(), vec!["Vlan10"]);
+        assert!(expand_ifspec("Ethernet1/9-2").is_none());
+        assert!(expand_ifspec("Ethernet1/1-999999999").is_none());
+        assert!(expand_ifspec("").is_none());
+    }
+
+    #[test]
+    fn dscp_values() {
+        assert_eq!(dscp_list("26").unwrap(), vec![26]);
+        assert_eq!(dscp_list("24-26,46").unwrap(), vec![24, 25, 26, 46]);
+        assert_eq!(dscp_list("af31 ef cs6").unwrap(), vec![26, 46, 48]);
+        assert_eq!(dscp_list("af11").unwrap(), vec![10]);
+        assert!(dscp_list("64").is_none());
+        assert!(dscp_list("af51").is_none());
+        assert!(dscp_list("bogus").is_none());
+    }
+}
