@@ -28,25 +28,10 @@ fn command_of<'p>(
             }
             continue;
         }
-        // Build a regex over the file-name form of the template.
-        let mut re = String::from("^");
-        let mut rest = c.cmd.as_str();
-        let mut names = Vec::new();
-        while let Some(start) = rest.find('{') {
-            let lit = command_file_name(&rest[..start]);
-            re.push_str(&regex::escape(lit.trim_end_matches(".txt")));
-            let Some(end) = rest[start..].find('}') else {
-                break;
-            };
-            names.push(rest[start + 1..start + end].to_string());
-            re.push_str("([A-Za-z0-9._-]+?)");
-            rest = &rest[start + end + 1..];
-        }
-        re.push_str(&regex::escape(&command_file_name(rest)));
-        re.push('$');
-        if let Ok(r) = regex::Regex::new(&re)
-            && let Some(caps) = r.captures(fname)
-        {
+        let Some((r, names)) = c.file_matcher.get_or_init(|| file_matcher(&c.cmd)) else {
+            continue;
+        };
+        if let Some(caps) = r.captures(fname) {
             let args = names
                 .iter()
                 .enumerate()
@@ -56,6 +41,68 @@ fn command_of<'p>(
         }
     }
     None
+}
+
+/// A regex over the default file name of a templated command (`ethtool -a {if}` →
+/// `^ethtool_-a_([A-Za-z0-9._-]+?)\.txt$`) and its placeholder names, in order. Built once per
+/// command (kept in `Command::file_matcher`), not once per file.
+fn file_matcher(cmd: &str) -> Option<(regex::Regex, Vec<String>)> {
+    let mut re = String::from("^");
+    let mut rest = cmd;
+    let mut names = Vec::new();
+    while let Some(start) = rest.find('{') {
+        let lit = command_file_name(&rest[..start]);
+        re.push_str(&regex::escape(lit.trim_end_matches(".txt")));
+        let Some(end) = rest[start..].find('}') else {
+            break;
+        };
+        names.push(rest[start + 1..start + end].to_string());
+        re.push_str("([A-Za-z0-9._-]+?)");
+        rest = &rest[start + end + 1..];
+    }
+    re.push_str(&regex::escape(&command_file_name(rest)));
+    re.push('$');
+    regex::Regex::new(&re).ok().map(|r| (r, names))
+}
+
+/// Whether `cmd` is the platform's primary config form (its configs/ file is "config").
+fn is_primary(platform: &Platform, cmd: &crate::parser::Command) -> bool {
+    platform
+        .config_command()
+        .is_some_and(|c| std::ptr::eq(c, cmd))
+}
+
+/// Read a file of `configs/` with the platform's config forms (Cumulus: NVUE YAML, NVUE JSON,
+/// traffic.conf, NCLU) and keep the form that reads it best: passed before partial before
+/// failed, then the fewest unrecognized lines; the primary form first, so a file it reads
+/// completely is parsed once.
+fn read_config<'p>(
+    platform: &'p Platform,
+    primary: &'p crate::parser::Command,
+    text: &'p str,
+) -> (&'p crate::parser::Command, crate::parser::Parsed<'p>) {
+    let rank = |p: &crate::parser::Parsed| {
+        let status = match p.status {
+            ParseStatus::Passed => 2,
+            ParseStatus::Partial => 1,
+            ParseStatus::Failed => 0,
+        };
+        (status, std::cmp::Reverse(p.unrecognized.len()))
+    };
+    let mut best = (primary, primary.parse(text));
+    for c in platform.config_commands() {
+        if best.1.status == ParseStatus::Passed {
+            break;
+        }
+        if std::ptr::eq(c, primary) {
+            continue;
+        }
+        let parsed = c.parse(text);
+        if rank(&parsed) > rank(&best.1) {
+            best = (c, parsed);
+        }
+    }
+    best
 }
 
 /// A file the device has that no command of its platform explains.
@@ -105,6 +152,8 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
                 status: ParseStatus::Failed,
                 unrecognized: vec![],
                 undefined: vec![],
+                gaps: vec![],
+                conflicts: vec![],
                 error: Some(format!("unknown platform ({reason})")),
             });
         }
@@ -126,6 +175,8 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
                 status: ParseStatus::Failed,
                 unrecognized: vec![],
                 undefined: vec![],
+                gaps: vec![],
+                conflicts: vec![],
                 error: Some(format!(
                     "no vendor parser for platform {pid:?} (known: {})",
                     parsers
@@ -144,7 +195,8 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
     let mut concrete: Vec<String> = Vec::new();
     let mut failed: Vec<FileParse> = Vec::new();
     for f in &input.files {
-        let (cmd, args) = if f.command.is_none() && f.rel.starts_with("configs/") {
+        let in_configs = f.command.is_none() && f.rel.starts_with("configs/");
+        let (cmd, args) = if in_configs {
             match platform.config_command() {
                 Some(c) => (c, HashMap::new()),
                 None => {
@@ -183,12 +235,18 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
                     status: ParseStatus::Failed,
                     unrecognized: vec![],
                     undefined: vec![],
+                    gaps: vec![],
+                    conflicts: vec![],
                     error: Some(e.clone()),
                 });
                 continue;
             }
         };
-        let parsed = cmd.parse(text);
+        let (cmd, parsed) = if in_configs {
+            read_config(platform, cmd, text)
+        } else {
+            (cmd, cmd.parse(text))
+        };
         concrete.push(f.command.clone().unwrap_or_else(|| cmd.cmd.clone()));
         outputs.push(Output {
             file: Arc::from(f.rel.as_str()),
@@ -199,7 +257,7 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
     }
     let notes = platform::build(&pid, &mut dev, &outputs);
     for (i, o) in outputs.iter().enumerate() {
-        let mut undefined: Vec<_> = notes
+        let undefined: Vec<_> = notes
             .undefined
             .iter()
             .filter(|(k, _)| *k == i)
@@ -218,18 +276,19 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
         if status == ParseStatus::Passed && (!undefined.is_empty() || !unrecognized.is_empty()) {
             status = ParseStatus::Partial;
         }
-        undefined.extend(
-            notes
-                .unresolved
-                .iter()
-                .filter(|(k, _)| *k == i)
-                .map(|(_, u)| u.clone()),
-        );
+        // Names only a missing companion output would resolve: a collection gap (PARSE011),
+        // not an undefined reference.
+        let gaps: Vec<_> = notes
+            .unresolved
+            .iter()
+            .filter(|(k, _)| *k == i)
+            .map(|(_, u)| u.clone())
+            .collect();
         dev.parse.push(FileParse {
             device: dev.name.clone(),
             file: o.file.to_string(),
             platform: pid.clone(),
-            command: if o.cmd.config && o.file.starts_with("configs/") {
+            command: if is_primary(platform, o.cmd) && o.file.starts_with("configs/") {
                 "config".into()
             } else {
                 concrete[i].clone()
@@ -237,6 +296,13 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
             status,
             unrecognized,
             undefined,
+            gaps,
+            conflicts: notes
+                .conflicts
+                .iter()
+                .filter(|(k, _)| *k == i)
+                .map(|(_, c)| c.clone())
+                .collect(),
             error: o.parsed.error.clone(),
         });
     }

@@ -905,6 +905,18 @@ pub struct UndefinedRef {
     pub line: u32,
 }
 
+/// One thing a file defines twice, differently (PARSE012): the first definition and the
+/// conflicting one, each with its line.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Conflict {
+    /// What is defined twice (`DSCP 42`, a key, an interface's service-policy slot).
+    pub what: String,
+    pub first: String,
+    pub first_line: u32,
+    pub value: String,
+    pub line: u32,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct FileParse {
     pub device: String,
@@ -917,6 +929,14 @@ pub struct FileParse {
     pub unrecognized: Vec<Unrecognized>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub undefined: Vec<UndefinedRef>,
+    /// Names the file uses that only an output that was not collected would resolve (a host's
+    /// RDMA device with no device → netdev map): a collection gap (PARSE011), not an undefined
+    /// reference.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gaps: Vec<UndefinedRef>,
+    /// Definitions that contradict each other (see `crate::platform::conflicts`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<Conflict>,
     /// Why the file failed, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

@@ -49,8 +49,9 @@ pub struct LinkEntry {
     pub cable_m: Option<f64>,
 }
 
+/// `device.toml`. Unknown keys are not fatal: each is reported (PARSE005, with its line) and
+/// the rest of the file is used (see `unknown_device_keys`).
 #[derive(Debug, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
 pub struct DeviceToml {
     #[serde(default)]
     pub name: Option<String>,
@@ -70,13 +71,14 @@ pub struct DeviceToml {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct CommandEntry {
     pub cmd: String,
     /// Absent when the command printed nothing.
     #[serde(default)]
     pub file: Option<String>,
-    #[serde(default)]
+    /// The exit status (`exit_status` is accepted too: the name the snapshot format's own
+    /// description of an entry uses).
+    #[serde(default, alias = "exit_status")]
     pub exit: Option<i32>,
     #[serde(default)]
     pub duration_ms: Option<u64>,
@@ -482,6 +484,64 @@ pub fn read_device_folder(root: &Path, dir: &Path) -> (DeviceInput, Vec<Notice>)
     (dev, notices)
 }
 
+/// The keys `DeviceToml` and `CommandEntry` read.
+const DEVICE_KEYS: &[&str] = &[
+    "name",
+    "platform",
+    "role",
+    "address",
+    "collected_at",
+    "error",
+    "command",
+];
+const COMMAND_KEYS: &[&str] = &[
+    "cmd",
+    "file",
+    "exit",
+    "exit_status",
+    "duration_ms",
+    "bytes",
+    "error",
+    "stderr",
+    "optional",
+];
+
+/// The keys of a `device.toml` that it does not know: (key, where, byte offset of the key).
+fn unknown_device_keys(text: &str) -> Vec<(String, String, usize)> {
+    use toml::de::{DeTable, DeValue};
+    let Ok(doc) = DeTable::parse(text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (k, v) in doc.get_ref().iter() {
+        let key: &str = k.get_ref();
+        if !DEVICE_KEYS.contains(&key) {
+            out.push((key.to_string(), "at the top".into(), k.span().start));
+            continue;
+        }
+        if key != "command" {
+            continue;
+        }
+        if let DeValue::Array(items) = v.get_ref() {
+            for (n, item) in items.iter().enumerate() {
+                if let DeValue::Table(t) = item.get_ref() {
+                    for (ck, _) in t.iter() {
+                        let ckey: &str = ck.get_ref();
+                        if !COMMAND_KEYS.contains(&ckey) {
+                            out.push((
+                                ckey.to_string(),
+                                format!("in [[command]] {}", n + 1),
+                                ck.span().start,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut Vec<Notice>) {
     let toml_path = dir.join("device.toml");
     let mut meta = DeviceToml::default();
@@ -492,6 +552,23 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
                 Ok(m) => {
                     meta = m;
                     redact_meta(&mut meta);
+                    for (key, at, offset) in unknown_device_keys(&text) {
+                        let (line, col) = line_col(&text, offset);
+                        notices.push(Notice {
+                            device: Some(dev.name.clone()),
+                            file: toml_rel.clone(),
+                            line: Some(line as u32),
+                            message: format!(
+                                "{toml_rel}:{line}:{col}: unknown key {key:?} {at} ignored (known: {}); the rest of device.toml is used",
+                                if at == "at the top" {
+                                    DEVICE_KEYS.join(", ")
+                                } else {
+                                    COMMAND_KEYS.join(", ")
+                                }
+                            ),
+                            refused: false,
+                        });
+                    }
                 }
                 Err(e) => notices.push(Notice {
                     device: Some(dev.name.clone()),

@@ -337,3 +337,78 @@ fn avd_eos_config_without_banner_is_detected_and_read() {
     );
     assert!(!pfc.iter().any(|f| f["interface"] == "Ethernet1"), "{v:#}");
 }
+
+/// Issue 14 item 7: a `device.toml` written with `exit_status` (the name the snapshot format's
+/// description uses) and a key this version does not know is still used: its command mapping
+/// names the file, and the unknown key is a PARSE005 warning at its line.
+#[test]
+fn device_toml_with_exit_status_and_an_unknown_key_is_still_used() {
+    let s = Scratch::new("devtoml");
+    s.write(
+        "devices/gpu01/device.toml",
+        "platform = \"linux\"\nrole = \"host\"\n\n[[command]]\ncmd = \"mlnx_qos -i eth2\"\nfile = \"qos-eth2.out\"\nexit_status = 0\nduration_ms = 41\nhost_key = \"ssh-ed25519 AAAA\"\n",
+    );
+    s.write(
+        "devices/gpu01/qos-eth2.out",
+        "DCBX mode: OS controlled\nPriority trust state: dscp\nReceive buffer size (bytes): 130944,130944,0,0,0,0,0,0\nCable len: 7\nPFC configuration:\n\tpriority    0   1   2   3   4   5   6   7\n\tenabled     0   0   0   1   0   0   0   0\n\tbuffer      0   0   0   1   0   0   0   0\n",
+    );
+    let (out, v) = audit_json(&s.0, &[]);
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    let parse = v["parse"].as_array().cloned().unwrap_or_default();
+    let f = parse
+        .iter()
+        .find(|p| p["file"] == "devices/gpu01/qos-eth2.out")
+        .unwrap_or_else(|| panic!("qos-eth2.out not read: {v:#}"));
+    assert_eq!(f["command"], "mlnx_qos -i eth2", "{f:#}");
+    let p5 = findings(&v, "PARSE005");
+    assert!(
+        !p5.iter().any(|f| f["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("ignored:") || m.contains("qos-eth2.out"))),
+        "device.toml must not be ignored: {p5:#?}"
+    );
+    let unknown: Vec<_> = p5
+        .iter()
+        .filter(|f| {
+            f["message"].as_str().is_some_and(|m| {
+                m.contains("devices/gpu01/device.toml:9:1") && m.contains("\"host_key\"")
+            })
+        })
+        .collect();
+    assert_eq!(unknown.len(), 1, "{p5:#?}");
+    assert_eq!(unknown[0]["severity"], "warning");
+    assert_eq!(unknown[0]["source"]["line"], 9, "{:#}", unknown[0]);
+}
+
+/// Issue 14 item 5: a host given `mlnx_qos` but no DCQCN sysfs output cannot be judged on
+/// DCQCN: ECN005 says it could not decide (info), never "DCQCN off" (an error with a fix).
+#[test]
+fn host_without_dcqcn_sysfs_is_undecided_not_dcqcn_off() {
+    let s = Scratch::new("nosysfs");
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/clean-fabric/devices/gpu01");
+    for f in [
+        "mlnx_qos_-i_eth2.txt",
+        "rdma_link_show_-j.txt",
+        "ip_-d_-j_link_show.txt",
+    ] {
+        s.write(
+            &format!("devices/gpu01/{f}"),
+            std::fs::read(base.join(f)).unwrap(),
+        );
+    }
+    s.write("devices/gpu01/device.toml", "platform = \"linux\"\n");
+    let (out, v) = audit_json(&s.0, &[]);
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    let ecn5 = findings(&v, "ECN005");
+    assert!(
+        !ecn5.is_empty(),
+        "ECN005 must say it could not decide: {v:#}"
+    );
+    for f in ecn5 {
+        assert_eq!(f["severity"], "info", "{f:#}");
+        assert!(
+            f["message"].as_str().unwrap_or("").contains("np_enable"),
+            "{f:#}"
+        );
+    }
+}

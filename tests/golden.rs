@@ -5,6 +5,9 @@
 //! A case may also be a folder `<case>/` holding a whole device folder (device.toml and the
 //! outputs of several commands), for facts that need several outputs together (a host's RDMA
 //! device → netdev map); its expected model is `<case>.json` beside the folder.
+//! A folder case holding `configs/` is a snapshot of one device whose configuration is a file in
+//! `configs/` (and an optional `fabric.toml`): the same form read in the other documented place,
+//! routed and (unless fabric.toml names it) detected as a user's snapshot would be.
 //! Set UPDATE_GOLDEN=1 to rewrite the expected files, then review the diff by eye.
 
 use fabric_audit::device::build_device;
@@ -45,6 +48,22 @@ pub fn golden_json(platform: &str, cmd_id: &str, raw: &Path) -> serde_json::Valu
 /// `golden_json`'s body: serializes under the caller's source setting (see `with_sources`).
 fn golden_json_value(platform: &str, cmd_id: &str, raw: &Path) -> serde_json::Value {
     let parsers = fabric_audit::load_parsers(None).expect("embedded parsers load");
+    if raw.join("configs").is_dir() {
+        let snap = fabric_audit::snapshot::Snapshot::read(raw).expect("case snapshot reads");
+        assert!(
+            snap.notices.is_empty(),
+            "{}: {:?}",
+            raw.display(),
+            snap.notices
+        );
+        let [input] = snap.devices.as_slice() else {
+            panic!("{}: a configs/ case holds one device", raw.display());
+        };
+        let (dev, unknown) = build_device(&parsers, input);
+        assert!(unknown.is_empty(), "{}: {unknown:?}", raw.display());
+        assert_eq!(dev.platform, platform, "{}", raw.display());
+        return serde_json::to_value(&dev).expect("serializes");
+    }
     if raw.is_dir() {
         let (mut input, notices) =
             fabric_audit::snapshot::read_device_folder(raw.parent().unwrap(), raw);
@@ -137,6 +156,105 @@ fn every_parser_command_has_a_case() {
         missing.is_empty(),
         "commands without golden cases: {missing:?}"
     );
+}
+
+/// The config forms the README documents (its "Config forms" table): platform and the command
+/// that prints the form on the device.
+fn documented_config_forms() -> Vec<(String, String)> {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md readable");
+    let mut rows = Vec::new();
+    let mut in_table = false;
+    for line in readme.lines() {
+        if line.starts_with('#') {
+            in_table = line.trim_start_matches('#').trim() == "Config forms";
+            continue;
+        }
+        if !in_table || !line.starts_with("| `") {
+            continue;
+        }
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
+        let unquote = |c: &str| c.trim_matches('`').replace("\\|", "|");
+        if let [platform, _form, cmd] = cells.as_slice() {
+            rows.push((unquote(platform), unquote(cmd)));
+        }
+    }
+    rows
+}
+
+/// Every documented config form is read in both documented places: collected in
+/// `devices/NAME/` (a file or device-folder case under the form's command) and as
+/// `configs/NAME.*` (a `configs/` snapshot case under the same command, not failed, read by the
+/// platform's config reader or by that command). Every config-reading command of every parser is
+/// in the README's table, so a new form cannot be added without its row and its cases.
+#[test]
+fn every_config_form_has_a_case_in_each_place() {
+    let parsers = fabric_audit::load_parsers(None).unwrap();
+    let forms = documented_config_forms();
+    assert!(
+        forms.len() >= 8,
+        "README 'Config forms' table not found: {forms:?}"
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut missing = Vec::new();
+    for p in &parsers.platforms {
+        for c in p.config_commands() {
+            if !forms.iter().any(|(pl, cmd)| pl == &p.id && cmd == &c.cmd) {
+                missing.push(format!("README: no row for {} `{}`", p.id, c.cmd));
+            }
+        }
+    }
+    for (platform, cmd) in &forms {
+        let Some(p) = parsers.platform(platform) else {
+            missing.push(format!("README: unknown platform {platform}"));
+            continue;
+        };
+        let Some((c, _)) = p.command_for(cmd) else {
+            missing.push(format!("README: {platform} has no command `{cmd}`"));
+            continue;
+        };
+        let dir = root.join(platform).join(&c.id);
+        let entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|rd| rd.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        let in_devices = entries.iter().any(|e| {
+            e.extension().is_some_and(|x| x == "txt") || (e.is_dir() && !e.join("configs").is_dir())
+        });
+        if !in_devices {
+            missing.push(format!(
+                "{platform} `{cmd}` in devices/: no case in {}",
+                dir.display()
+            ));
+        }
+        let config_cases: Vec<&PathBuf> = entries
+            .iter()
+            .filter(|e| e.join("configs").is_dir())
+            .collect();
+        if config_cases.is_empty() {
+            missing.push(format!(
+                "{platform} `{cmd}` in configs/: no <case>/configs/ snapshot in {}",
+                dir.display()
+            ));
+        }
+        for case in config_cases {
+            let got = golden_json(platform, &c.id, case);
+            let files = got["parse"].as_array().cloned().unwrap_or_default();
+            let ok = files.iter().any(|f| {
+                f["file"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("configs/"))
+                    && f["status"] != "failed"
+                    && (f["command"] == "config" || f["command"] == c.cmd.as_str())
+            });
+            if !ok {
+                missing.push(format!(
+                    "{}: the configs/ file is not read as {platform} `{cmd}`: {files:?}",
+                    case.display()
+                ));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
 /// The model paths a single-file golden case fills from its own file (not platform defaults):

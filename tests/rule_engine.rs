@@ -520,3 +520,67 @@ fn docs_cite_public_sources_not_private_files() {
     }
     assert!(bad.is_empty(), "{} places:\n{}", bad.len(), bad.join("\n"));
 }
+
+/// Issue 14 item 5, "unknown stays unknown", for every rule: on each clean fabric, each model
+/// field a rule reads is removed from every device or interface in turn (as if that input had
+/// not been collected), and the rule must not produce an error or warning it did not produce on
+/// the full model: a missing input is "could not decide" (info), never a verdict.
+#[test]
+fn no_rule_turns_a_missing_input_into_an_error_or_warning() {
+    use fabric_audit::rules::eval::{Mask, evaluate_masked};
+    use std::collections::BTreeSet;
+    let rules = load_rules(None).unwrap();
+    let parsers = fabric_audit::load_parsers(None).unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    // Set by the engine for every object, not read from an input.
+    let identity = [
+        "name",
+        "kind",
+        "roce",
+        "platform",
+        "is_switch",
+        "role",
+        "parse",
+    ];
+    let mut bad = Vec::new();
+    let mut masked_count = 0;
+    for fabric_dir in ["clean-fabric", "clean-mixed-fabric"] {
+        let snap = fabric_audit::snapshot::Snapshot::read(&root.join(fabric_dir)).unwrap();
+        let (policy, notices) = fabric_audit::audit::resolve_policy(&rules, &snap);
+        let fabric = fabric_audit::fabric::assemble(&parsers, &snap, policy, notices);
+        let verdicts = |fs: Vec<Finding>| -> BTreeSet<(String, String, String)> {
+            fs.into_iter()
+                .filter(|f| f.severity != Severity::Info)
+                .map(|f| (f.device, f.interface.unwrap_or_default(), f.message))
+                .collect()
+        };
+        for rule in &rules.rules {
+            let id = rule.spec.id.clone();
+            let only = |r: &fabric_audit::rules::Rule| r.spec.id == id;
+            let full = verdicts(evaluate_masked(&rules, &fabric, &only, &Mask::default()).0);
+            for path in rule.reads() {
+                let (root_var, rest) = path.split_once('.').unwrap_or((path.as_str(), ""));
+                let rest = rest.strip_prefix("interfaces.").unwrap_or(rest);
+                if rest.is_empty() || rest == "interfaces" || identity.contains(&rest) {
+                    continue;
+                }
+                let mut mask = Mask::default();
+                match root_var {
+                    "i" | "peer" | "a" | "b" => mask.interface.push(rest.to_string()),
+                    "d" if path.starts_with("d.interfaces.") => {
+                        mask.interface.push(rest.to_string())
+                    }
+                    "d" | "peer_d" | "ad" | "bd" => mask.device.push(rest.to_string()),
+                    _ => continue, // policy, param, link, devices, notices
+                }
+                masked_count += 1;
+                let got = verdicts(evaluate_masked(&rules, &fabric, &only, &mask).0);
+                for v in got.difference(&full) {
+                    bad.push(format!("{fabric_dir}: {id} without {path}: {v:?}"));
+                }
+            }
+        }
+    }
+    assert!(masked_count > 100, "only {masked_count} fields masked");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

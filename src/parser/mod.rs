@@ -233,6 +233,9 @@ pub struct Command {
     patterns: Vec<Pattern>,
     /// Candidate patterns by first byte of the trimmed line.
     dispatch: Vec<Vec<u16>>,
+    /// The default file name of a templated command as a regex and its placeholders, built on
+    /// first use (`crate::device`) and kept: file-name matching runs for every file.
+    pub file_matcher: std::sync::OnceLock<Option<(Regex, Vec<String>)>>,
 }
 
 /// A compiled platform: detection, commands, redaction.
@@ -737,9 +740,15 @@ impl Platform {
         None
     }
 
-    /// The command whose patterns read config files.
+    /// The command whose patterns read config files: the first of the platform's config
+    /// forms, the one whose file in `configs/` is reported as `config` and gets remediation.
     pub fn config_command(&self) -> Option<&Command> {
         self.commands.iter().find(|c| c.config)
+    }
+
+    /// Every form a config file of this platform may take (`config = true`), primary first.
+    pub fn config_commands(&self) -> impl Iterator<Item = &Command> {
+        self.commands.iter().filter(|c| c.config)
     }
 
     pub fn command_by_id(&self, id: &str) -> Option<&Command> {
@@ -915,6 +924,7 @@ impl Command {
             kinds,
             patterns,
             dispatch,
+            file_matcher: std::sync::OnceLock::new(),
         })
     }
 

@@ -63,7 +63,9 @@ pub struct CommandSpec {
     pub cmd: String,
     /// Stable id the platform module keys on.
     pub id: String,
-    /// Configs in `configs/` are read with this command's patterns.
+    /// The output is a form of the device's configuration: a file in `configs/` is read with
+    /// this command when it reads it best of the platform's config forms (the first such
+    /// command of the file is the primary form, tried first).
     #[serde(default)]
     pub config: bool,
     /// lines (indentation-nested records) | json

@@ -5,6 +5,7 @@
 //! platform's defaults for absent lines (recorded with `default = true`), canonicalizes
 //! interface names, and reports references to things the file never defines.
 
+pub mod conflicts;
 pub mod cumulus;
 pub mod drift;
 pub mod eos;
@@ -50,6 +51,8 @@ pub struct BuildNotes {
     /// Lines the engine matched but the module could not read (an `interface` range it cannot
     /// expand): reported as unrecognized lines of their file, which then is `partial`.
     pub unrecognized: Vec<(usize, Unrecognized)>,
+    /// Definitions of one file that contradict each other (see `conflicts`).
+    pub conflicts: Vec<(usize, crate::model::Conflict)>,
 }
 
 impl BuildNotes {
@@ -72,6 +75,12 @@ impl BuildNotes {
 
 /// Fill `dev` from its outputs with the platform's module.
 pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
+    let mut notes = build_platform(platform, dev, outs);
+    notes.conflicts = conflicts::find(platform, outs);
+    notes
+}
+
+fn build_platform(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
     match platform {
         "nxos" => nxos::build(dev, outs),
         "eos" => eos::build(dev, outs),

@@ -10,7 +10,7 @@
 //! outputs (`show interface`, LLDP, `show interface priority-flow-control`), which win over
 //! the config where both speak.
 
-mod config;
+pub(crate) mod config;
 mod qos;
 mod show;
 

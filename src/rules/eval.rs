@@ -35,6 +35,14 @@ pub fn register_helpers(env: &mut Environment<'static>) {
 
 /// Indices of the true entries of a list of booleans (per-priority enables → priorities).
 fn enabled_indices(v: Value) -> Result<Value, minijinja::Error> {
+    // An unknown table is not "nothing enabled": the rule cannot decide (strict undefined
+    // does not reach a filter's argument by itself).
+    if v.is_undefined() {
+        return Err(minijinja::Error::new(
+            ErrorKind::UndefinedError,
+            "enabled_indices of a value that is not known",
+        ));
+    }
     let mut out = Vec::new();
     for (i, x) in v.try_iter()?.enumerate() {
         if x.is_true() {
@@ -226,9 +234,61 @@ struct DevVals {
     ifaces: Vec<Value>,
 }
 
-fn dev_vals(d: &Device) -> DevVals {
-    let head_v = Value::from(Serde(head(d)));
-    let ifaces: Vec<Value> = d.interfaces.iter().map(|i| Value::from(Serde(i))).collect();
+/// Model fields removed before evaluation, as dotted paths below an interface (`rdma.np_enable`)
+/// or a device (`host.gpus`): what every rule sees when that input was not collected. Used by
+/// the meta-test that a rule never turns a missing input into an error or warning.
+#[derive(Debug, Default, Clone)]
+pub struct Mask {
+    pub interface: Vec<String>,
+    pub device: Vec<String>,
+}
+
+impl Mask {
+    fn is_empty(&self) -> bool {
+        self.interface.is_empty() && self.device.is_empty()
+    }
+}
+
+/// `v` without the fields at `paths` (dotted, below `v`).
+fn without<T: Serialize>(v: &T, paths: &[String]) -> Value {
+    if paths.is_empty() {
+        return Value::from(Serde(v));
+    }
+    let mut j = serde_json::to_value(v).unwrap_or(serde_json::Value::Null);
+    for p in paths {
+        let segs: Vec<&str> = p.split('.').collect();
+        remove_path(&mut j, &segs);
+    }
+    Value::from(Serde(j))
+}
+
+fn remove_path(j: &mut serde_json::Value, segs: &[&str]) {
+    match (j, segs) {
+        (serde_json::Value::Object(m), [last]) => {
+            m.remove(*last);
+        }
+        (serde_json::Value::Object(m), [first, rest @ ..]) => {
+            if let Some(x) = m.get_mut(*first) {
+                remove_path(x, rest);
+            }
+        }
+        // `pgs.xoff_bytes`: every element of a list
+        (serde_json::Value::Array(a), segs) => {
+            for x in a {
+                remove_path(x, segs);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn dev_vals(d: &Device, mask: &Mask) -> DevVals {
+    let head_v = without(&head(d), &mask.device);
+    let ifaces: Vec<Value> = d
+        .interfaces
+        .iter()
+        .map(|i| without(i, &mask.interface))
+        .collect();
     let mut full: BTreeMap<String, Value> = BTreeMap::new();
     if let Ok(it) = head_v.try_iter() {
         for k in it {
@@ -620,13 +680,33 @@ pub fn evaluate_only(
     fabric: &Fabric,
     keep: &(dyn Fn(&Rule) -> bool + Sync),
 ) -> (Vec<Finding>, Passes) {
+    evaluate_masked(rs, fabric, keep, &Mask::default())
+}
+
+/// `evaluate_only` on the fabric with the fields of `mask` removed from every device and
+/// interface (as if those inputs had not been collected).
+pub fn evaluate_masked(
+    rs: &RuleSet,
+    fabric: &Fabric,
+    keep: &(dyn Fn(&Rule) -> bool + Sync),
+    mask: &Mask,
+) -> (Vec<Finding>, Passes) {
     let policy = Value::from(Serde(&fabric.policy));
     let params: Vec<Value> = rs
         .rules
         .iter()
         .map(|r| params_of(r, &fabric.policy))
         .collect();
-    let vals: Vec<DevVals> = fabric.devices.par_iter().map(dev_vals).collect();
+    let vals: Vec<DevVals> = if mask.is_empty() {
+        fabric
+            .devices
+            .par_iter()
+            .map(|d| dev_vals(d, mask))
+            .collect()
+    } else {
+        // serde_json round trips: in this thread, under the caller's source setting
+        fabric.devices.iter().map(|d| dev_vals(d, mask)).collect()
+    };
     let dev_idx: HashMap<&str, usize> = fabric
         .devices
         .iter()

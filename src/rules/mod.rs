@@ -138,6 +138,27 @@ pub struct Rule {
     pub check: Expression<'static, 'static>,
 }
 
+impl Rule {
+    /// The model fields the rule's expressions read, as written (`i.rdma.np_enable`,
+    /// `d.host.gpus`, `peer.mtu`), without its own `let` names.
+    pub fn reads(&self) -> std::collections::BTreeSet<String> {
+        let lets: BTreeSet<&str> = self.lets.iter().map(|(n, _)| n.as_str()).collect();
+        let mut out = BTreeSet::new();
+        let exprs = std::iter::once(&self.applies)
+            .chain(self.lets.iter().map(|(_, e)| e))
+            .chain(std::iter::once(&self.check));
+        for e in exprs {
+            for v in e.undeclared_variables(true) {
+                let root = v.split('.').next().unwrap_or("");
+                if !lets.contains(root) {
+                    out.insert(v);
+                }
+            }
+        }
+        out
+    }
+}
+
 pub struct RuleSet {
     pub env: &'static Environment<'static>,
     pub rules: Vec<Rule>,
