@@ -79,14 +79,19 @@ fn push_entry(tables: &mut Vec<Member>, table: &str, line: u32, entry: Member) {
 fn unwrap_redis(v: Node) -> Node {
     let is_dump = v.get("value").is_some_and(|x| x.as_object().is_some())
         && v.get("type").and_then(Node::as_str).is_some()
-        && v.as_object()
-            .is_some_and(|ms| ms.iter().all(|m| matches!(m.key.as_str(), "value" | "type" | "ttl" | "expireat")));
+        && v.as_object().is_some_and(|ms| {
+            ms.iter()
+                .all(|m| matches!(m.key.as_str(), "value" | "type" | "ttl" | "expireat"))
+        });
     if !is_dump {
         return v;
     }
     let line = v.line;
     let Value::Object(ms) = v.value else {
-        return Node { line, value: Value::Null };
+        return Node {
+            line,
+            value: Value::Null,
+        };
     };
     ms.into_iter()
         .find(|m| m.key == "value")
@@ -102,25 +107,25 @@ fn unwrap_redis(v: Node) -> Node {
 /// Other lists are keyed by `name`, which most sonic-yang lists use.
 fn key_leaves(table: &str) -> &'static [&'static str] {
     match table {
-        "PORT_QOS_MAP" | "PFC_WD" | "BUFFER_PORT_INGRESS_PROFILE_LIST"
-        | "BUFFER_PORT_EGRESS_PROFILE_LIST" => &["ifname"],
-        "QUEUE" | "BUFFER_QUEUE" => &["ifname", "qindex"],
-        "BUFFER_PG" => &["ifname", "pg_num"],
-        "PORTCHANNEL_MEMBER" => &["name", "port"],
+        "PORT_QOS_MAP" | "PFC_WD" => &["ifname"],
+        "QUEUE" => &["ifname", "qindex"],
+        "BUFFER_PG" => &["port", "pg_num"],
+        "BUFFER_QUEUE" => &["port", "qindex"],
+        "BUFFER_PORT_INGRESS_PROFILE_LIST" | "BUFFER_PORT_EGRESS_PROFILE_LIST" => &["port"],
         _ => &["name"],
     }
 }
 
-/// A map's inner list in sonic-yang: (list name, from-leaf, to-leaf).
+/// A map's inner list in sonic-yang (named as its table): (from-leaf, to-leaf), from the
+/// `sonic-*-map.yang` and `sonic-cable-length.yang` models.
 fn map_pairs(list: &str) -> Option<(&'static str, &'static str)> {
     Some(match list {
         "DSCP_TO_TC_MAP" => ("dscp", "tc"),
         "DOT1P_TO_TC_MAP" => ("dot1p", "tc"),
         "TC_TO_QUEUE_MAP" => ("tc", "qindex"),
-        "TC_TO_PRIORITY_GROUP_MAP" => ("tc_num", "pg_num"),
+        "TC_TO_PRIORITY_GROUP_MAP" => ("tc", "pg"),
         "MAP_PFC_PRIORITY_TO_QUEUE" => ("pfc_priority", "qindex"),
-        "TC_TO_DSCP_MAP" => ("tc", "dscp"),
-        "TC_TO_DOT1P_MAP" => ("tc", "dot1p"),
+        "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP" => ("pfc_priority", "pg"),
         "CABLE_LENGTH" => ("port", "length"),
         _ => return None,
     })
@@ -204,6 +209,18 @@ fn yang_entry(table: &str, it: Node) -> Option<Member> {
                     });
                 }
             }
+            // A leaf-list (`profile_list`) is a comma-separated string in CONFIG_DB.
+            (_, Value::Array(items)) if items.iter().all(|i| i.scalar_text().is_some()) => {
+                let joined: Vec<&str> = items.iter().filter_map(Node::scalar_text).collect();
+                fields.push(Member {
+                    key: f.key,
+                    line: f.line,
+                    value: Node {
+                        line: f.value.line,
+                        value: Value::String(joined.join(",")),
+                    },
+                });
+            }
             (_, value) => fields.push(Member {
                 key: f.key,
                 line: f.line,
@@ -259,7 +276,7 @@ mod tests {
             r#"{"sonic-dscp-tc-map:sonic-dscp-tc-map": {"sonic-dscp-tc-map:DSCP_TO_TC_MAP": {"DSCP_TO_TC_MAP_LIST": [
                  {"name": "AZURE", "DSCP_TO_TC_MAP": [{"dscp": "26", "tc": "3"}]}]}},
                "sonic-buffer-pg:sonic-buffer-pg": {"sonic-buffer-pg:BUFFER_PG": {"BUFFER_PG_LIST": [
-                 {"ifname": "Ethernet0", "pg_num": "3-4", "profile": "pg_lossless"}]}}}"#,
+                 {"port": "Ethernet0", "pg_num": "3-4", "profile": "pg_lossless"}]}}}"#,
         );
         assert_eq!(
             got,

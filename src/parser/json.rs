@@ -125,10 +125,7 @@ pub fn parse(text: &str) -> Doc {
             p.fail("text after the end of the JSON document", false);
         }
     }
-    Doc {
-        root,
-        error: p.err,
-    }
+    Doc { root, error: p.err }
 }
 
 struct Reader<'a> {
@@ -561,7 +558,8 @@ mod tests {
 
     #[test]
     fn lines_of_keys_and_values() {
-        let d = parse("{\n  \"a\" :\t{\"b\": \"1\",\n \"c\": [1, true, null]},\n\"d\": -2.5e3\n}\n");
+        let d =
+            parse("{\n  \"a\" :\t{\"b\": \"1\",\n \"c\": [1, true, null]},\n\"d\": -2.5e3\n}\n");
         assert_eq!(d.error, None);
         let root = d.root.unwrap();
         let a = &root.as_object().unwrap()[0];
@@ -589,18 +587,35 @@ mod tests {
 
     #[test]
     fn truncated_keeps_the_part_read() {
-        let text = "{\n \"PORT\": {\n  \"Ethernet0\": {\n   \"mtu\": \"9100\",\n   \"speed\": \"1000";
+        let text =
+            "{\n \"PORT\": {\n  \"Ethernet0\": {\n   \"mtu\": \"9100\",\n   \"speed\": \"1000";
         let d = parse(text);
         let e = d.error.unwrap();
         assert!(e.truncated, "{e:?}");
         assert_eq!(e.line, 5);
         let root = d.root.unwrap();
-        let mtu = root.get("PORT").unwrap().get("Ethernet0").unwrap().get("mtu");
+        let mtu = root
+            .get("PORT")
+            .unwrap()
+            .get("Ethernet0")
+            .unwrap()
+            .get("mtu");
         assert_eq!(mtu.unwrap().value, s("9100"));
         // Cut right after a comma, a colon, inside a literal, inside an escape.
-        for cut in ["{\"a\": 1,", "{\"a\":", "[tr", "[\"\\u00", "{\"a\"", "[1", "[-"] {
+        for cut in [
+            "{\"a\": 1,",
+            "{\"a\":",
+            "[tr",
+            "[\"\\u00",
+            "{\"a\"",
+            "[1",
+            "[-",
+        ] {
             let d = parse(cut);
-            assert!(d.error.as_ref().is_some_and(|e| e.truncated), "{cut}: {d:?}");
+            assert!(
+                d.error.as_ref().is_some_and(|e| e.truncated),
+                "{cut}: {d:?}"
+            );
         }
     }
 
@@ -654,12 +669,13 @@ mod tests {
             }
         }
         // Arbitrary bytes (as text) never panic.
+        const ALPHA: &[u8] = b"{}[]\":,\\ \n\tatrue0-9.eE\"u";
         let mut x: u32 = 12345;
         for _ in 0..2000 {
             let mut t = String::new();
             for _ in 0..40 {
                 x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                t.push(b"{}[]\":,\\ \n\tatrue0-9.eE\"u"[(x >> 16) as usize % 27] as char);
+                t.push(ALPHA[(x >> 16) as usize % ALPHA.len()] as char);
             }
             let _ = parse(&t);
         }
