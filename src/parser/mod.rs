@@ -8,6 +8,8 @@
 //! against their literal prefix before any regex runs, which keeps the hot loop cheap.
 
 pub mod allow;
+pub mod configdb;
+pub mod json;
 pub mod spec;
 
 use crate::model::{ParseStatus, Unrecognized};
@@ -58,6 +60,12 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 pub enum Format {
     Lines,
     Json,
+    /// JSON read as structure (`json::parse`), presented to the record patterns as canonical
+    /// lines (`json::render`): one key per line, nested by depth, at the key's source line.
+    JsonLines,
+    /// `JsonLines` for a SONiC CONFIG_DB document in any of its layouts, normalized to
+    /// TABLE → key → field first (`configdb::normalize`), every value as a string.
+    ConfigDb,
 }
 
 #[derive(Debug)]
@@ -775,11 +783,13 @@ impl Command {
         let format = match c.format.as_str() {
             "lines" => Format::Lines,
             "json" => Format::Json,
+            "json-lines" => Format::JsonLines,
+            "config-db" => Format::ConfigDb,
             other => {
                 err_at(
                     errors,
                     format!(
-                        "command {:?}: format {other:?}, expected lines or json",
+                        "command {:?}: format {other:?}, expected lines, json, json-lines or config-db",
                         c.cmd
                     ),
                 );
@@ -955,6 +965,7 @@ impl Command {
             status: ParseStatus::Passed,
             error: None,
             json: None,
+            canonical: None,
         };
         if let Some(e) = text_problem(text) {
             out.status = ParseStatus::Failed;
@@ -975,6 +986,31 @@ impl Command {
             }
             return out;
         }
+        // Structured input: the canonical lines are parsed instead of the text; `lines` maps
+        // each canonical line (1-based) to its source line.
+        let mut src_lines: Option<Vec<u32>> = None;
+        let mut json_error = None;
+        if matches!(self.format, Format::JsonLines | Format::ConfigDb) {
+            let doc = json::parse(text);
+            let as_strings = self.format == Format::ConfigDb;
+            let root = match (self.format, doc.root) {
+                (Format::ConfigDb, Some(r)) => Some(configdb::normalize(r)),
+                (_, r) => r,
+            };
+            let mut canon = String::new();
+            let mut map = vec![0u32];
+            for l in root.iter().flat_map(|r| json::render(r, as_strings)) {
+                for _ in 0..l.depth {
+                    canon.push_str("  ");
+                }
+                canon.push_str(&l.text);
+                canon.push('\n');
+                map.push(l.src_line);
+            }
+            out.canonical = Some(canon);
+            src_lines = Some(map);
+            json_error = doc.error;
+        }
         let mut scratch = SCRATCH
             .with(|m| m.borrow_mut().remove(&self.uid))
             .unwrap_or_else(|| Scratch {
@@ -989,7 +1025,36 @@ impl Command {
                     .map(|p| p.re().create_captures())
                     .collect(),
             });
-        self.parse_lines(text, &mut out, &mut scratch);
+        match out.canonical.take() {
+            Some(canon) => {
+                // Records capture spans of the canonical text, which `out` keeps.
+                let mut sub = Parsed {
+                    cmd: self,
+                    text: &canon,
+                    records: Vec::new(),
+                    spans: Vec::new(),
+                    unrecognized: Vec::new(),
+                    status: ParseStatus::Passed,
+                    error: None,
+                    json: None,
+                    canonical: None,
+                };
+                self.parse_lines(&canon, &mut sub, &mut scratch);
+                let map = src_lines.unwrap_or_default();
+                let at = |l: u32| map.get(l as usize).copied().unwrap_or(l);
+                out.records = sub.records;
+                out.spans = sub.spans;
+                out.unrecognized = sub.unrecognized;
+                for r in &mut out.records {
+                    r.line = at(r.line);
+                }
+                for u in &mut out.unrecognized {
+                    u.line = at(u.line);
+                }
+                out.canonical = Some(canon);
+            }
+            None => self.parse_lines(text, &mut out, &mut scratch),
+        }
         SCRATCH.with(|m| {
             let mut m = m.borrow_mut();
             // Parsers loaded and dropped (tests, --parsers runs) leave entries behind: bound it.
@@ -998,8 +1063,35 @@ impl Command {
             }
             m.insert(self.uid, scratch);
         });
+        if let Some(e) = json_error {
+            // The document stops here (cut off, or not JSON from here on): what came before
+            // was read; the reason is listed at its line.
+            let what = if e.truncated {
+                "JSON ends early"
+            } else {
+                "invalid JSON"
+            };
+            out.unrecognized.push(Unrecognized {
+                line: e.line,
+                text: format!("{what} at line {} column {}: {}", e.line, e.col, e.msg),
+            });
+            out.unrecognized.sort_by_key(|u| u.line);
+            out.error = Some(format!(
+                "{what} at line {} column {}: {}{}",
+                e.line,
+                e.col,
+                e.msg,
+                if out.records.is_empty() {
+                    ""
+                } else {
+                    "; the part before it was read"
+                }
+            ));
+        }
         out.status = if out.records.is_empty() && !out.unrecognized.is_empty() {
-            out.error = Some("no line of the output was recognized".into());
+            if out.error.is_none() {
+                out.error = Some("no line of the output was recognized".into());
+            }
             ParseStatus::Failed
         } else if !out.unrecognized.is_empty() {
             ParseStatus::Partial
@@ -1319,6 +1411,9 @@ pub struct Parsed<'t> {
     pub error: Option<String>,
     /// The document, for json-format commands.
     pub json: Option<serde_json::Value>,
+    /// For json-lines and config-db commands: the canonical lines the records were read from
+    /// (record captures point into it; record lines are the source text's).
+    canonical: Option<String>,
 }
 
 impl<'t> Parsed<'t> {
@@ -1330,14 +1425,17 @@ impl<'t> Parsed<'t> {
         &self.cmd.kinds[r.kind as usize]
     }
     /// A named capture of the record, if it participated in the match.
-    pub fn get(&self, r: &Record, name: &str) -> Option<&'t str> {
+    pub fn get(&self, r: &Record, name: &str) -> Option<&str> {
         let p = &self.cmd.patterns[r.pattern as usize];
         let g = p.names.iter().position(|n| n.as_deref() == Some(name))?;
         let (s, e) = self.spans[r.caps_at as usize + g];
         if s == u32::MAX {
             return None;
         }
-        self.text.get(s as usize..e as usize)
+        self.canonical
+            .as_deref()
+            .unwrap_or(self.text)
+            .get(s as usize..e as usize)
     }
     /// A capture parsed as a number.
     pub fn num<T: std::str::FromStr>(&self, r: &Record, name: &str) -> Option<T> {

@@ -27,7 +27,7 @@ use super::{BuildNotes, Output};
 use crate::model::{Device, Field};
 
 /// Command ids of vendor-parsers/sonic.toml that hold CONFIG_DB.
-const CONFIG_IDS: &[&str] = &["config-db-json", "config-db-redis-dump"];
+const CONFIG_IDS: &[&str] = &["config-db-json", "config-db-redis-dump", "config-db-flat"];
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = BuildNotes::default();

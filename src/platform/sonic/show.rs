@@ -319,10 +319,15 @@ pub(super) fn mmuconfig(db: &mut Db, oi: usize, o: &Output) {
 }
 
 /// Two-column key/value tables under "Heading: NAME" lines, into `db` entries of the table the
-/// heading's record kind names.
+/// heading's record kind names. On a multi-ASIC switch a heading names its namespace
+/// ("Pool for namespace asic0: NAME"); the device model has one set of pools and profiles, so
+/// the first namespace that lists a name gives its fields and later namespaces' copies of the
+/// same name are read but not merged into it.
 fn sections(db: &mut Db, oi: usize, o: &Output, table_of: impl Fn(&str) -> Option<&'static str>) {
     let p = &o.parsed;
     let mut cur: Option<(&'static str, String)> = None;
+    let mut first_ns: std::collections::HashMap<(&'static str, String), Option<String>> =
+        std::collections::HashMap::new();
     for r in &p.records {
         let kind = p.kind(r);
         if kind == "kv" {
@@ -340,8 +345,13 @@ fn sections(db: &mut Db, oi: usize, o: &Output, table_of: impl Fn(&str) -> Optio
                 },
             );
         } else {
+            let ns = p.get(r, "ns").map(String::from);
             cur = table_of(kind).and_then(|t| {
                 let name = p.get(r, "name")?.to_string();
+                let first = first_ns.entry((t, name.clone())).or_insert(ns.clone());
+                if *first != ns {
+                    return None;
+                }
                 db.entry_mut(t, &name, o.src(r.line));
                 Some((t, name))
             });
