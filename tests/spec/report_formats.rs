@@ -3,7 +3,7 @@
 //! repository of tests/common, `audit --format X` on the clean fabric) and read back with a
 //! real parser; device strings made hostile on purpose must come out as plain text.
 
-mod common;
+use crate::common;
 
 use fabric_audit::finding::{Finding, Location, Remediation, Severity};
 use fabric_audit::review::Review;

@@ -7,7 +7,7 @@
 //! number of findings, and the DOM has exactly one device node per device of the fabric.
 //! A page with a broken script or a console error fails the same check.
 
-mod common;
+use crate::common;
 
 use fabric_audit::audit::Audit;
 use fabric_audit::finding::{Finding, Remediation, Severity};

@@ -7,7 +7,7 @@
 //! namespaces cannot be made the test says so and passes, unless FA_REQUIRE_TESTBED=1 (set by
 //! `scripts/test`, so CI never skips it silently).
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;

@@ -3,9 +3,9 @@
 //! command the engineer would run: a step on the host that fixes the case's finding, whose
 //! lines start with the rule's command. A device value that is not an identifier withholds.
 
-mod common;
+use crate::common;
 
-use common::cases;
+use crate::common::cases;
 use std::path::Path;
 
 fn bin() -> std::process::Command {

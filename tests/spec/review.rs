@@ -4,7 +4,7 @@
 //! the ECN finding as fixed and exits 1; with the two faults waived it exits 0 and lists the
 //! waivers apart. Also: waivers in a plain audit, WAIVER findings, and bad input.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

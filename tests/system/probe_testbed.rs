@@ -13,7 +13,7 @@
 //! Needs root (network namespaces); skipped where the test-bed cannot run unless
 //! FA_REQUIRE_TESTBED=1 (set by scripts/test as root).
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;

@@ -5,9 +5,9 @@
 //! may be new. A rule × platform the template file declares `no_fix` is skipped and counted;
 //! a rule × platform with neither a fix nor a `no_fix` fails.
 
-mod common;
+use crate::common;
 
-use common::{cases, fixtures};
+use crate::common::{cases, fixtures};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

@@ -5,28 +5,12 @@
 //! checks that the rule fires exactly where `expect` says. The clean base itself must pass every
 //! rule without a single error or warning, and must exercise every rule that has a fixture.
 
-mod common;
+use crate::common;
 
-use common::{Case, cases, fixtures};
+use crate::common::{Case, cases, fixtures};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-fn audit(snapshot: &Path) -> serde_json::Value {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
-        .arg("audit")
-        .arg(snapshot)
-        .args(["--format", "json", "--fail-on", "never"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 /// Runs a case; returns, besides the verdict, which rules checked and passed objects in it.
 fn run_case(id: &str, path: &Path) -> (Result<(), String>, fabric_audit::rules::eval::Passes) {
@@ -37,17 +21,41 @@ fn run_case(id: &str, path: &Path) -> (Result<(), String>, fabric_audit::rules::
         path.file_stem().unwrap().to_string_lossy()
     ));
     let r = run_case_in(id, path, &tmp);
-    let passes = fabric_audit::audit::run(&tmp, &Default::default())
-        .map(|a| a.passes)
-        .unwrap_or_default();
     let _ = std::fs::remove_dir_all(&tmp);
-    (r, passes)
+    r
 }
 
-fn run_case_in(id: &str, path: &Path, tmp: &Path) -> Result<(), String> {
-    let case = common::build_case(path, tmp)?;
-    let v = audit(tmp);
-    let hits: Vec<&serde_json::Value> = v["findings"]
+/// The case's snapshot is audited once, in this process, as `audit` does it (the CLI itself is
+/// driven end to end by tests/spec/cli.rs and the demo tests).
+fn run_case_in(
+    id: &str,
+    path: &Path,
+    tmp: &Path,
+) -> (Result<(), String>, fabric_audit::rules::eval::Passes) {
+    let case = match common::build_case(path, tmp) {
+        Ok(c) => c,
+        Err(e) => return (Err(e), Default::default()),
+    };
+    let a = match fabric_audit::audit::run(tmp, &Default::default()) {
+        Ok(a) => a,
+        Err(e) => {
+            return (
+                Err(format!("{}: audit failed: {e:#}", path.display())),
+                Default::default(),
+            );
+        }
+    };
+    let findings = serde_json::to_value(&a.findings).unwrap();
+    (check_hits(id, path, &case, &findings), a.passes)
+}
+
+fn check_hits(
+    id: &str,
+    path: &Path,
+    case: &Case,
+    findings: &serde_json::Value,
+) -> Result<(), String> {
+    let hits: Vec<&serde_json::Value> = findings
         .as_array()
         .unwrap()
         .iter()

@@ -3,7 +3,7 @@
 //! (after). The diff reports the MTU finding as new and the ECN finding as fixed, matched by
 //! identity although the config lines moved, and fails only for new findings.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

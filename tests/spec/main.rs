@@ -1,0 +1,21 @@
+//! The offline specification tier: one test binary for everything that needs only files and the
+//! built `fabric-audit` binary (parsers, rules, reports, remediation, the CLI). One binary links
+//! the crate once instead of once per file. `cargo test --release --test spec [filter]`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cli; // the command line end to end: exit codes, bad input
+mod corpus; // real published outputs (../shared/corpus) parse truthfully
+mod demo; // the README's first command on the bundled demo fabric
+mod diff; // `diff BEFORE AFTER`
+mod golden; // every parser: raw output in, normalized model out
+mod mixed_fabric; // the mixed-NOS demo fabric and its clean twin
+mod probe_output; // the probe tools' outputs
+mod remediation; // snippets fix what they claim (round trip)
+mod remediation_hosts; // Linux host runtime commands
+mod report_formats; // markdown, sarif, junit, github
+mod review; // `review --repo --base --head` on a git repo
+mod robustness; // nothing panics on garbage
+mod rule_engine; // rules on hand-built models
+mod rule_fixtures; // every rule on real snapshot files (fixtures/rules)
