@@ -10,6 +10,7 @@ mod corpus; // real published outputs (../shared/corpus) parse truthfully
 mod demo; // the README's first command on the bundled demo fabric
 mod diff; // `diff BEFORE AFTER`
 mod golden; // every parser: raw output in, normalized model out
+mod hostile_snapshot; // links, special files, size caps, escapes, line endings (issue 19)
 mod mixed_fabric; // the mixed-NOS demo fabric and its clean twin
 mod probe_output; // the probe tools' outputs
 mod remediation; // snippets fix what they claim (round trip)
@@ -19,3 +20,4 @@ mod review; // `review --repo --base --head` on a git repo
 mod robustness; // nothing panics on garbage
 mod rule_engine; // rules on hand-built models
 mod rule_fixtures; // every rule on real snapshot files (fixtures/rules)
+mod sonic_layouts; // every SONiC CONFIG_DB layout gives the same model

@@ -9,4 +9,5 @@ mod collect_emulated; // collection over real SSH against emulated switches and 
 mod collect_safety; // read-only allow-list and redaction
 mod probe_testbed; // probes between namespace hosts
 mod report_html; // the HTML report, in Rust and in headless Chromium
+mod secrets; // no secret on disk or in a report (exec and shell collection, every format)
 mod testbed; // collection from real Linux hosts in namespaces

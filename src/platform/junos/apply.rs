@@ -378,10 +378,10 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
     for ci in &cos.ifs {
         if !ci.pattern.contains('*')
             && !all.iter().any(|(n, _, _)| *n == ci.pattern)
-            && !cfg
+            && cfg
                 .interfaces
                 .get(&ci.pattern)
-                .is_some_and(|c| c.sub_ports.as_ref().is_some_and(|n| n.v > 1))
+                .is_none_or(|c| c.sub_ports.as_ref().is_none_or(|n| n.v <= 1))
             && !chassis_parent(&ci.pattern)
         {
             let c = IfConf {

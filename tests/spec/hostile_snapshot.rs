@@ -4,7 +4,7 @@
 //!
 //! Every test runs the `fabric-audit` binary on real files, as CI would.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
