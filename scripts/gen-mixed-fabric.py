@@ -13,7 +13,7 @@ touched here.
 
 fixtures/demo-mixed-fabric is the clean mixed fabric with the faults of the rule cases listed in
 DEMO_CASES applied together (their edits, in order), and expected-faults.toml made from those
-cases' expectations; tests/mixed_fabric.rs checks that the audit reports every one of them.
+cases' expectations; tests/spec/mixed_fabric.rs checks that the audit reports every one of them.
 
 Run from the repository root: python3 scripts/gen-mixed-fabric.py
 """

@@ -89,7 +89,7 @@ pub struct CommandSpec {
     #[serde(default)]
     pub allow_chars: String,
     /// The model fields this command's output fills (paths such as `interfaces[].pfc.mode`), as
-    /// measured on its golden cases: tests/golden.rs checks the list and rewrites it with
+    /// measured on its golden cases: tests/spec/golden.rs checks the list and rewrites it with
     /// UPDATE_GOLDEN=1. `fabric-audit parsers` prints it.
     #[serde(default)]
     pub fills: Vec<String>,
