@@ -3,7 +3,7 @@
 
 use crate::device::{UnknownFile, build_device};
 use crate::model::{
-    Device, Endpoint, Fabric, Interface, Link, LldpNeighbor, Notice, PortMatch, Src,
+    Device, Endpoint, Fabric, Interface, Link, LldpNeighbor, Notice, PortMatch, RoceScope, Src,
 };
 use crate::parser::Parsers;
 use crate::platform::canonical_ifname;
@@ -94,7 +94,9 @@ pub fn assemble(
                 }
             }
             if let Some(s) = d.roce_scope.as_mut().filter(|_| n > 0) {
-                s.push_str(&format!(
+                s.audited += n;
+                s.left_out = s.left_out.saturating_sub(n);
+                s.text.push_str(&format!(
                     "; {n} more port(s) listed in fabric.toml [[device]] interfaces"
                 ));
             }
@@ -463,7 +465,9 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
             .collect();
         let n_cand = candidate.iter().filter(|c| **c).count();
         let dname = d.name.clone();
-        let (chosen, idle_too, scope): (Vec<bool>, bool, String) = if !roce_ports.is_empty() {
+        let (chosen, idle_too, rule, scope): (Vec<bool>, bool, &str, String) = if !roce_ports
+            .is_empty()
+        {
             let chosen: Vec<bool> = d
                 .interfaces
                 .iter()
@@ -480,6 +484,7 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
             (
                 chosen,
                 false,
+                "roce_ports",
                 format!(
                     "scope: {n} up port(s) match the [policy] roce_ports globs ({globs}); {} up port(s) not audited as RoCE",
                     n_cand - n
@@ -499,6 +504,7 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
             (
                 chosen,
                 true,
+                "links",
                 format!(
                     "scope: {n} up port(s) in links from fabric.toml or LLDP (with their LAG members); {} up port(s) in no link not audited as RoCE",
                     n_cand - n
@@ -533,6 +539,7 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
                 (
                     pfc,
                     false,
+                    "pfc",
                     format!(
                         "scope: no link in fabric.toml or LLDP and no [policy] roce_ports; {n_pfc} up port(s) with PFC enabled{on}; {} up port(s) without PFC not audited as RoCE",
                         n_cand - n_pfc
@@ -546,6 +553,7 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
                     .map(|(i, c)| *c && lossless_stated(i))
                     .collect();
                 let n = other.iter().filter(|c| **c).count();
+                let rule = if n > 0 { "lossless" } else { "none" };
                 let msg = if n > 0 {
                     format!(
                         "scope: no link in fabric.toml or LLDP, no [policy] roce_ports and no port with PFC enabled; {n} up port(s) with a lossless priority group or ECN marking; {} up port(s) without lossless settings not audited as RoCE",
@@ -556,14 +564,20 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
                         "scope: no link in fabric.toml or LLDP, no [policy] roce_ports, and none of the {n_cand} up port(s) has lossless settings (PFC, a lossless priority group, ECN marking): no port audited as RoCE"
                     )
                 };
-                (other, false, msg)
+                (other, false, rule, msg)
             }
         };
+        let audited = chosen.iter().filter(|c| **c).count();
         for ((i, c), roce) in d.interfaces.iter_mut().zip(&candidate).zip(chosen) {
             i.roce = roce;
             i.idle = idle_too && *c && !roce;
         }
-        d.roce_scope = Some(scope);
+        d.roce_scope = Some(RoceScope {
+            rule: rule.to_string(),
+            audited,
+            left_out: n_cand - audited,
+            text: scope,
+        });
     }
 }
 
@@ -719,7 +733,7 @@ mod tests {
             roce(&ds[0]),
             ["Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/4"]
         );
-        let s = ds[0].roce_scope.clone().unwrap_or_default();
+        let s = ds[0].roce_scope.clone().unwrap_or_default().text;
         assert!(
             s.contains("4 up port(s) with PFC enabled on priority 3"),
             "{s}"
@@ -753,7 +767,7 @@ mod tests {
         let mut ds = vec![switch48(&[])];
         mark_roce_ports_by(&mut ds, &[], &[]);
         assert!(roce(&ds[0]).is_empty());
-        let s = ds[0].roce_scope.clone().unwrap_or_default();
+        let s = ds[0].roce_scope.clone().unwrap_or_default().text;
         assert!(s.contains("no port audited as RoCE"), "{s}");
     }
 
@@ -778,7 +792,7 @@ mod tests {
         mark_roce_ports(&mut ds, &[link]);
         assert_eq!(roce(&ds[0]), ["Ethernet1/7"]);
         assert_eq!(ds[0].interfaces.iter().filter(|i| i.idle).count(), 47);
-        let s = ds[0].roce_scope.clone().unwrap_or_default();
+        let s = ds[0].roce_scope.clone().unwrap_or_default().text;
         assert!(s.contains("1 up port(s) in links"), "{s}");
     }
 }

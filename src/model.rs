@@ -151,9 +151,9 @@ pub struct Device {
     /// Per-file parse results.
     pub parse: Vec<FileParse>,
     /// Engine-computed (switches): how the ports audited as RoCE (`i.roce`) were chosen, in
-    /// one sentence (see `fabric::mark_roce_ports`; reported by TOPO006).
+    /// counts (see `fabric::mark_roce_ports_by`; reported by TOPO006).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub roce_scope: Option<String>,
+    pub roce_scope: Option<RoceScope>,
     /// A device whose input could not be used at all (reason).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -898,6 +898,18 @@ pub struct Link {
     /// How each LLDP view of the link named the far port and how that name was matched.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub matched_by: Vec<PortMatch>,
+}
+
+/// How the RoCE ports of a switch were chosen (engine-computed).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct RoceScope {
+    /// roce_ports | links | pfc | lossless | none
+    pub rule: String,
+    /// Up Ethernet ports audited as RoCE, and those left out.
+    pub audited: usize,
+    pub left_out: usize,
+    /// The rule and the counts in one sentence.
+    pub text: String,
 }
 
 /// One LLDP neighbor entry resolved to a port: `seen_by` (device:interface whose LLDP reports

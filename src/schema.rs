@@ -155,7 +155,7 @@ pub fn full_device() -> Device {
         error: Some("x".into()),
         host: Some(full_host()),
         drift: Some(vec![Drift::default()]),
-        roce_scope: Some("x".into()),
+        roce_scope: Some(RoceScope::default()),
     }
 }
 

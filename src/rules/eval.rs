@@ -200,7 +200,7 @@ struct DeviceHead<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     drift: &'a Option<Vec<crate::model::Drift>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    roce_scope: &'a Option<String>,
+    roce_scope: &'a Option<crate::model::RoceScope>,
 }
 
 fn head(d: &Device) -> DeviceHead<'_> {
