@@ -150,6 +150,10 @@ pub struct Device {
     pub platform_reason: String,
     /// Per-file parse results.
     pub parse: Vec<FileParse>,
+    /// Engine-computed (switches): how the ports audited as RoCE (`i.roce`) were chosen, in
+    /// counts (see `fabric::mark_roce_ports_by`; reported by TOPO006).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roce_scope: Option<RoceScope>,
     /// A device whose input could not be used at all (reason).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -204,6 +208,14 @@ pub struct DeviceQos {
 pub struct Interface {
     /// Canonical full name (NX-OS `Ethernet1/1`, EOS `Ethernet1`, Linux `eth2`).
     pub name: String,
+    /// Hardware (MAC) address as the device reports it, lowercase `aa:bb:cc:dd:ee:ff` (for a
+    /// bond member, its permanent address): what an LLDP port id of subtype MAC names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mac: Field<String>,
+    /// Another name the device gives the port (SONiC `PORT.<name>.alias`, e.g. `etp1`), which
+    /// its LLDP may advertise as the port id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alias: Field<String>,
     /// ethernet | port-channel | vlan | loopback | mgmt | tunnel | other
     pub kind: String,
     /// Where the interface is defined (header line).
@@ -279,6 +291,11 @@ pub struct Interface {
     /// Engine-computed: the LLDP neighbor resolved to "device:interface" (canonical names).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lldp_peer: Option<String>,
+    /// Engine-computed: how the neighbor's advertised port was matched to a port of the peer
+    /// (`name`, `short-name`, `alias`, `mac`, `description`); absent when nothing matched (the
+    /// advertised name is then kept as it is, and TOPO001/TOPO003 judge it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lldp_matched_by: Option<String>,
     /// Engine-computed: the peer the cabling plan (fabric.toml) gives, as "device:interface".
     #[serde(skip_serializing_if = "Option::is_none")]
     pub planned_peer: Option<String>,
@@ -399,8 +416,15 @@ pub struct PortCounters {
 pub struct LldpNeighbor {
     /// System name as advertised (may be an FQDN).
     pub device: String,
-    /// Port id as advertised, canonicalized by the reporting platform where possible.
+    /// Port id as advertised, canonicalized by the reporting platform where possible (on
+    /// lldpd, the port description when the id is a MAC address or a number).
     pub port: String,
+    /// The advertised port id, when `port` holds something else (the description).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port_id: Option<String>,
+    /// The advertised port description, when the output shows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port_descr: Option<String>,
     pub src: Option<Src>,
 }
 
@@ -871,6 +895,32 @@ pub struct Link {
     /// Where the link was declared (fabric.toml line) or seen (LLDP output line).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub src: Option<Src>,
+    /// How each LLDP view of the link named the far port and how that name was matched.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matched_by: Vec<PortMatch>,
+}
+
+/// How the RoCE ports of a switch were chosen (engine-computed).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct RoceScope {
+    /// roce_ports | links | pfc | lossless | none
+    pub rule: String,
+    /// Up Ethernet ports audited as RoCE, and those left out.
+    pub audited: usize,
+    pub left_out: usize,
+    /// The rule and the counts in one sentence.
+    pub text: String,
+}
+
+/// One LLDP neighbor entry resolved to a port: `seen_by` (device:interface whose LLDP reports
+/// it) advertised `seen_as`, which names `port` (device:interface) by `method`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PortMatch {
+    pub seen_by: String,
+    pub seen_as: String,
+    pub port: String,
+    /// name | short-name | alias | mac | description
+    pub method: String,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

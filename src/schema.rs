@@ -70,8 +70,13 @@ pub fn full_interface() -> Interface {
     i.lldp_neighbor = Some(LldpNeighbor {
         device: "x".into(),
         port: "x".into(),
+        port_id: Some("x".into()),
+        port_descr: Some("x".into()),
         src: None,
     });
+    i.mac = s("00:00:00:00:00:01".into());
+    i.alias = s("x".into());
+    i.lldp_matched_by = Some("name".into());
     i.rdma = Some(Rdma {
         device: "mlx5_0".into(),
         port: 1,
@@ -150,6 +155,7 @@ pub fn full_device() -> Device {
         error: Some("x".into()),
         host: Some(full_host()),
         drift: Some(vec![Drift::default()]),
+        roce_scope: Some(RoceScope::default()),
     }
 }
 
@@ -216,6 +222,12 @@ pub fn full_link() -> Link {
         one_sided: false,
         cable_m: Some(3.0),
         src: None,
+        matched_by: vec![PortMatch {
+            seen_by: "a:x".into(),
+            seen_as: "y".into(),
+            port: "b:y".into(),
+            method: "name".into(),
+        }],
     }
 }
 

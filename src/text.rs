@@ -53,3 +53,58 @@ mod tests {
         assert_eq!(natural_cmp("", "x"), Less);
     }
 }
+
+/// A 48-bit MAC address in any of the forms devices print (`0c:42:a1:b2:c3:d4`,
+/// `0C-42-A1-B2-C3-D4`, `0c42.a1b2.c3d4`, `0c42a1b2c3d4`), as lowercase colon-separated text;
+/// None for anything else and for the all-zero address (loopback, tunnels).
+pub fn mac(s: &str) -> Option<String> {
+    let s = s.trim();
+    let hex: String = match s.len() {
+        17 => {
+            let sep = s.as_bytes().get(2).copied()?;
+            if sep != b':' && sep != b'-' {
+                return None;
+            }
+            let parts: Vec<&str> = s.split(sep as char).collect();
+            if parts.len() != 6 || parts.iter().any(|p| p.len() != 2) {
+                return None;
+            }
+            parts.concat()
+        }
+        14 => {
+            let parts: Vec<&str> = s.split('.').collect();
+            if parts.len() != 3 || parts.iter().any(|p| p.len() != 4) {
+                return None;
+            }
+            parts.concat()
+        }
+        12 => s.to_string(),
+        _ => return None,
+    };
+    if !hex.bytes().all(|b| b.is_ascii_hexdigit()) || hex.bytes().all(|b| b == b'0') {
+        return None;
+    }
+    let hex = hex.to_ascii_lowercase();
+    let pairs: Vec<&str> = (0..6).filter_map(|k| hex.get(2 * k..2 * k + 2)).collect();
+    Some(pairs.join(":"))
+}
+
+#[cfg(test)]
+mod mac_tests {
+    use super::mac;
+
+    #[test]
+    fn mac_forms() {
+        let want = Some("0c:42:a1:b2:c3:d4".to_string());
+        assert_eq!(mac("0c:42:a1:b2:c3:d4"), want);
+        assert_eq!(mac("0C-42-A1-B2-C3-D4"), want);
+        assert_eq!(mac("0c42.a1b2.c3d4"), want);
+        assert_eq!(mac("0c42a1b2c3d4"), want);
+        assert_eq!(mac("00:00:00:00:00:00"), None);
+        assert_eq!(mac("Ethernet1/1"), None);
+        assert_eq!(mac("eth2"), None);
+        assert_eq!(mac("0c:42:a1:b2:c3"), None);
+        assert_eq!(mac("0c:42:a1:b2:c3:zz"), None);
+        assert_eq!(mac("Ethernet1/12"), None);
+    }
+}

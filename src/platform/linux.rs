@@ -225,6 +225,14 @@ fn netdevs_json(dev: &mut Device, o: &Output) {
             i.mtu = known(mtu, &src);
             i.mtu_raw = known(mtu, &src);
         }
+        // a bond member's `address` is the bond's; lldpd advertises its permanent one
+        if let Some(mac) = ["permaddr", "address"]
+            .iter()
+            .find_map(|k| l.get(*k).and_then(Value::as_str))
+            .and_then(crate::text::mac)
+        {
+            i.mac = known(mac, &src);
+        }
         // bridge and VRF ports have a master too; `link_lags` keeps only LAG masters
         if let Some(master) = l.get("master").and_then(Value::as_str) {
             i.lag_parent = Some(master.to_string());
@@ -278,10 +286,11 @@ fn netdevs_text(dev: &mut Device, o: &Output) {
         let src = o.src(r.line);
         let lower = p.get(r, "lower");
         let flags: Vec<&str> = p.get(r, "flags").unwrap_or("").split(',').collect();
-        let link_type = p
-            .children(idx)
-            .find(|c| p.kind(c) == "linktype")
-            .and_then(|c| p.get(c, "type"));
+        let link_rec = p.children(idx).find(|c| p.kind(c) == "linktype");
+        let link_type = link_rec.and_then(|c| p.get(c, "type"));
+        let mac = link_rec
+            .and_then(|c| p.get(c, "permaddr").or_else(|| p.get(c, "addr")))
+            .and_then(crate::text::mac);
         let kind = text_kind(name, lower, &flags, link_type);
         let i = dev.iface(name, kind);
         i.kind = kind.to_string();
@@ -296,6 +305,9 @@ fn netdevs_text(dev: &mut Device, o: &Output) {
         }
         if let Some(m) = p.get(r, "master") {
             i.lag_parent = Some(m.to_string());
+        }
+        if let Some(mac) = mac {
+            i.mac = known(mac, &src);
         }
     }
 }
@@ -954,6 +966,8 @@ pub(crate) fn lldp_json(v: &Value, src: &Src) -> Vec<(String, LldpNeighbor)> {
             ifname,
             LldpNeighbor {
                 device: device.to_string(),
+                port_id: id_value.filter(|v| *v != port).map(str::to_string),
+                port_descr: descr.filter(|d| !d.is_empty()).map(str::to_string),
                 port,
                 src: Some(src.clone()),
             },
@@ -1020,6 +1034,8 @@ fn lldp_keyvalue(o: &Output) -> Vec<(String, LldpNeighbor)> {
                 n.ifname.to_string(),
                 LldpNeighbor {
                     device: device.to_string(),
+                    port_id: n.id.map(|i| i.1).filter(|v| *v != port).map(str::to_string),
+                    port_descr: n.descr.filter(|d| !d.is_empty()).map(str::to_string),
                     port,
                     src: Some(o.src(n.line)),
                 },

@@ -208,6 +208,8 @@ struct DeviceHead<'a> {
     host: &'a Option<crate::model::Host>,
     #[serde(skip_serializing_if = "Option::is_none")]
     drift: &'a Option<Vec<crate::model::Drift>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    roce_scope: &'a Option<crate::model::RoceScope>,
 }
 
 fn head(d: &Device) -> DeviceHead<'_> {
@@ -224,6 +226,7 @@ fn head(d: &Device) -> DeviceHead<'_> {
         error: &d.error,
         host: &d.host,
         drift: &d.drift,
+        roce_scope: &d.roce_scope,
     }
 }
 

@@ -412,3 +412,167 @@ fn host_without_dcqcn_sysfs_is_undecided_not_dcqcn_off() {
         );
     }
 }
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let (p, t) = (e.path(), to.join(e.file_name()));
+        if p.is_dir() {
+            copy_tree(&p, &t);
+        } else {
+            std::fs::copy(&p, &t).unwrap();
+        }
+    }
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// Issue 15 item 2: the host's LLDP names the switch port in its short form (`Eth1/1`) and the
+/// switch's LLDP names the host's port by its MAC address (port id subtype MAC, as NIC agents
+/// and many lldpd setups send): both are matched against the other end's own tables, the link
+/// is found, and neither TOPO001 (one side only) nor TOPO003 (plan disagrees) fires.
+#[test]
+fn lldp_short_name_and_mac_port_ids_find_the_planned_link() {
+    let s = Scratch::new("lldp-mac");
+    copy_tree(&fixture("clean-fabric"), &s.0);
+    let lldp = s.0.join("devices/gpu01/lldpctl_-f_json.txt");
+    let text = std::fs::read_to_string(&lldp).unwrap();
+    let long = "\"value\": \"Ethernet1/1\"\n            },\n            \"descr\": \"eth2 uplink\"";
+    assert!(text.contains(long), "fixture changed: {lldp:?}");
+    std::fs::write(
+        &lldp,
+        text.replace(long, &long.replace("Ethernet1/1", "Eth1/1")),
+    )
+    .unwrap();
+    // gpu01 eth2 is b8:3f:d2:01:10:04 in its `ip -d -j link show`; NX-OS prints it dotted.
+    s.write(
+        "devices/leaf1/show_lldp_neighbors.txt",
+        "Capability codes:\n  (R) Router, (B) Bridge, (T) Telephone, (C) DOCSIS Cable Device\n  \
+         (W) WLAN Access Point, (P) Repeater, (S) Station, (O) Other\n\
+         Device ID            Local Intf      Hold-time  Capability  Port ID  \n\
+         gpu01                Eth1/1          120        S           b83f.d201.1004\n\
+         gpu02                Eth1/2          120        S           eth2\n\
+         gpu03                Eth1/3          120        S           eth2\n\
+         gpu04                Eth1/4          120        S           eth2\n\
+         spine1               Eth1/49         112        BR          Ethernet1/1\n\
+         spine2               Eth1/50         96         BR          Ethernet1/1\n\
+         \nTotal entries displayed: 6\n",
+    );
+    let (out, v) = audit_json(&s.0, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for rule in ["TOPO001", "TOPO003"] {
+        assert!(
+            findings(&v, rule).is_empty(),
+            "{rule}: {:#?}",
+            findings(&v, rule)
+        );
+    }
+    let model = bin()
+        .arg("audit")
+        .arg(&s.0)
+        .args(["--format", "model"])
+        .output()
+        .unwrap();
+    let m: serde_json::Value = serde_json::from_slice(&model.stdout).unwrap();
+    let port = |dev: &str, name: &str| -> serde_json::Value {
+        m["devices"]
+            .as_array()
+            .and_then(|ds| ds.iter().find(|d| d["name"] == dev))
+            .and_then(|d| d["interfaces"].as_array())
+            .and_then(|is| is.iter().find(|i| i["name"] == name))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let leaf = port("leaf1", "Ethernet1/1");
+    assert_eq!(leaf["lldp_peer"], "gpu01:eth2", "{leaf:#}");
+    assert_eq!(leaf["lldp_matched_by"], "mac");
+    let host = port("gpu01", "eth2");
+    assert_eq!(host["lldp_peer"], "leaf1:Ethernet1/1");
+    assert_eq!(host["lldp_matched_by"], "short-name");
+    let link = m["links"]
+        .as_array()
+        .and_then(|ls| {
+            ls.iter()
+                .find(|l| l["a"]["device"] == "gpu01" && l["a"]["interface"] == "eth2")
+        })
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(link["source"], "both", "{link:#}");
+    assert_eq!(link["one_sided"], false);
+    let methods: Vec<&str> = link["matched_by"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|x| x["method"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(methods.len(), 2, "{link:#}");
+    assert!(methods.contains(&"mac") && methods.contains(&"short-name"));
+}
+
+/// Issue 15 item 8: one NX-OS switch config, no fabric.toml links, no LLDP, 48 ports up of
+/// which 4 enable PFC: only those 4 are audited as RoCE (the fixture leaves `mtu` off
+/// Ethernet1/4 and on none of the other 44, so MTU findings show which ports were audited),
+/// and TOPO006 says how scope was decided. With `[policy] roce_ports` the globs decide.
+#[test]
+fn single_switch_scope_follows_pfc_then_roce_ports() {
+    let snap = fixture("scope-single-switch");
+    let (out, v) = audit_json(&snap, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let pfc_ports = ["Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/4"];
+    let on_ports: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["interface"].as_str())
+        .collect();
+    assert!(!on_ports.is_empty(), "{v:#}");
+    assert!(
+        on_ports.iter().all(|p| pfc_ports.contains(p)),
+        "{on_ports:?}"
+    );
+    assert!(on_ports.contains(&"Ethernet1/4"), "{on_ports:?}");
+    let scope = findings(&v, "TOPO006");
+    assert_eq!(scope.len(), 1, "{scope:#?}");
+    let msg = scope[0]["message"].as_str().unwrap_or("");
+    assert!(
+        msg.contains("4 up port(s) with PFC enabled on priority 3")
+            && msg.contains("44 up port(s) without PFC not audited"),
+        "{msg}"
+    );
+    assert_eq!(scope[0]["severity"], "info");
+
+    // The same switch with roce_ports = ["Ethernet1/1*"]: Ethernet1/1 and 1/10-1/19.
+    let s = Scratch::new("scope-globs");
+    copy_tree(&snap, &s.0);
+    s.write("fabric.toml", "[policy]\nroce_ports = [\"Ethernet1/1*\"]\n");
+    let (out, v) = audit_json(&s.0, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let globbed = |p: &str| p == "Ethernet1/1" || (p.starts_with("Ethernet1/1") && p.len() == 12);
+    let on_ports: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["interface"].as_str())
+        .collect();
+    assert!(on_ports.iter().all(|p| globbed(p)), "{on_ports:?}");
+    for p in 10..20 {
+        let name = format!("Ethernet1/{p}");
+        assert!(
+            on_ports.contains(&name.as_str()),
+            "{name} not audited: {on_ports:?}"
+        );
+    }
+    assert!(!on_ports.contains(&"Ethernet1/4"), "{on_ports:?}");
+    let scope = findings(&v, "TOPO006");
+    let msg = scope
+        .first()
+        .and_then(|f| f["message"].as_str())
+        .unwrap_or("");
+    assert!(
+        msg.contains("11 up port(s) match the [policy] roce_ports globs (Ethernet1/1*)")
+            && msg.contains("37 up port(s) not audited"),
+        "{msg}"
+    );
+}

@@ -113,6 +113,7 @@ fn host_nic(name: &str) -> Interface {
         device: "leaf1".into(),
         port: "Ethernet1/1".into(),
         src: Some(src()),
+        ..Default::default()
     });
     i.lldp_in_fabric = Some(true);
     i.nic = Some(Nic {
@@ -189,6 +190,7 @@ fn fabric() -> Fabric {
             one_sided: false,
             cable_m: Some(3.0),
             src: None,
+            matched_by: vec![],
         }],
         policy: rules.policy_defaults.clone(),
         notices: vec![],

@@ -212,6 +212,7 @@ fn hostile() -> Audit {
                 one_sided: false,
                 cable_m: None,
                 src: None,
+                matched_by: vec![],
             }],
             ..Fabric::default()
         },

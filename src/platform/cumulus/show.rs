@@ -617,6 +617,7 @@ pub(super) fn lldp_table(o: &Output) -> Vec<(String, LldpNeighbor)> {
                         device,
                         port,
                         src: Some(o.src(r.line)),
+                        ..Default::default()
                     },
                 ));
             }

@@ -138,6 +138,7 @@ fn set_neighbor(dev: &mut Device, local: &str, device: String, port: String, src
             device,
             port,
             src: Some(src),
+            ..Default::default()
         });
     }
 }

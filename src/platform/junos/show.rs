@@ -120,6 +120,7 @@ pub(super) fn lldp_neighbors(dev: &mut Device, o: &Output) {
                 device: device.to_string(),
                 port: port.trim().to_string(),
                 src: Some(o.src(r.line)),
+                ..Default::default()
             });
         }
     }

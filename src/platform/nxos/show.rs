@@ -142,6 +142,7 @@ fn set_neighbor(dev: &mut Device, local: &str, device: &str, port: &str, src: Sr
         device: device.to_string(),
         port: port.to_string(),
         src: Some(src),
+        ..Default::default()
     });
 }
 

@@ -721,6 +721,7 @@ impl Remote {
                 device,
                 port,
                 src: Some(o.src(r.line)),
+                ..Default::default()
             });
         }
     }

@@ -74,6 +74,7 @@ pub(super) fn lldp_neighbors(dev: &mut Device, o: &Output) {
                         device,
                         port,
                         src: Some(o.src(r.line)),
+                        ..Default::default()
                     });
                 }
             }

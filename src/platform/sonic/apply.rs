@@ -180,6 +180,10 @@ fn ports(dev: &mut Device, db: &Db) -> BTreeMap<String, Src> {
         i.kind = kind.to_string();
         i.defined_at = Some(e.src.clone());
         admin_mtu(i, e);
+        // the front-panel name (`etp1`, `fortyGigE0/0`) LLDP advertises as the port id
+        if let Some(v) = e.get("alias").filter(|v| !v.v.trim().is_empty()) {
+            i.alias = known(v.v.trim().to_string(), &v.src);
+        }
         if let Some(v) = e.get("speed")
             && let Some(g) = util::speed_gbps(&v.v)
         {

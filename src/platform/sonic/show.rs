@@ -292,7 +292,11 @@ pub(super) fn lldp_table(dev: &mut Device, o: &Output) {
                     i.lldp_neighbor = Some(LldpNeighbor {
                         device,
                         port,
+                        port_descr: get(&row, "RemotePortDescr")
+                            .filter(|d| !d.is_empty())
+                            .map(str::to_string),
                         src: Some(o.src(r.line)),
+                        ..Default::default()
                     });
                 }
             }
