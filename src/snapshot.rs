@@ -559,7 +559,7 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
                             file: toml_rel.clone(),
                             line: Some(line as u32),
                             message: format!(
-                                "{toml_rel}:{line}:{col}: unknown key {key:?} {at} ignored (known: {}); the rest of device.toml is used",
+                                "{toml_rel}:{line}:{col}: unknown field {key:?} {at} ignored (known fields: {}); the rest of device.toml is used",
                                 if at == "at the top" {
                                     DEVICE_KEYS.join(", ")
                                 } else {

@@ -543,7 +543,13 @@ impl Parsers {
             for (re, s, w) in &p.detect {
                 if let Some(m) = re.find(text) {
                     score += s;
-                    let (line, _) = line_col(text, m.start());
+                    // A pattern may begin with the JSON punctuation and line break before a key
+                    // (`[{,]\s*"DEVICE_METADATA"`): the evidence is the key's line.
+                    let lead = m
+                        .as_str()
+                        .find(|c: char| !(c.is_whitespace() || "{[,:".contains(c)))
+                        .unwrap_or(0);
+                    let (line, _) = line_col(text, m.start() + lead);
                     why.push(format!("{w} (line {line})"));
                 }
             }

@@ -285,7 +285,9 @@ fn nxos_range_written_with_a_space_expands_to_every_port() {
     let s = Scratch::new("nxos-range-space");
     s.write(
         "fabric.toml",
-        "[[device]]\nname = \"tor1\"\nplatform = \"nxos\"\n",
+        // PFC is off on every port and nothing is cabled: `roce_ports` says which ports carry
+        // RoCE (otherwise scope comes from lossless settings, and there are none).
+        "[[device]]\nname = \"tor1\"\nplatform = \"nxos\"\n\n[policy]\nroce_ports = [\"Ethernet*\"]\n",
     );
     s.write(
         "configs/tor1.cfg",
@@ -326,6 +328,9 @@ fn avd_eos_config_without_banner_is_detected_and_read() {
     let fixture =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eos/running-config/avd-no-banner.txt");
     s.write("configs/leaf1.cfg", std::fs::read(fixture).unwrap());
+    // Nothing is cabled: `roce_ports` holds every port to the RoCE rules, so the one with
+    // `no priority-flow-control` is judged rather than left out of scope.
+    s.write("fabric.toml", "[policy]\nroce_ports = [\"Ethernet*\"]\n");
     let (_, v) = audit_json(&s.0, &[]);
     let parse = &v["parse"][0];
     assert_eq!(parse["platform"], "eos", "{v:#}");
