@@ -9,6 +9,7 @@ mod cli; // the command line end to end: exit codes, bad input
 mod corpus; // real published outputs (../shared/corpus) parse truthfully
 mod demo; // the README's first command on the bundled demo fabric
 mod diff; // `diff BEFORE AFTER`
+mod findings_pinned; // the bundled fabrics' findings, byte for byte (refactors change nothing)
 mod golden; // every parser: raw output in, normalized model out
 mod hostile_snapshot; // links, special files, size caps, escapes, line endings (issue 19)
 mod mixed_fabric; // the mixed-NOS demo fabric and its clean twin
