@@ -136,6 +136,7 @@ fn rule_sources() -> Vec<String> {
 const TRIGGER: &str = r"(?i)pass|secret|key|communit|auth|psk|token|bearer|cak|ckn|dhchap|dhhc-|private|credential|pwd|bindpw|\$[0-9a-z]{1,4}\$|://|createuser|sink|ipmitool|encrypt-|## secret-data|snmp|-u |com2sec|^\s*\d+ (?:M|MD5|SHA1?|SHA256|AES128CMAC) ";
 
 /// YAML keys whose value, or whose child keys when they have no value, are secrets.
+/// (Each one holds a word of `TRIGGER`: the reader tests the trigger before the key.)
 const YAML_PARENTS: &[&str] = &[
     "readonly-community",
     "readonly-community-v6",
@@ -318,7 +319,9 @@ pub fn redact_with(text: &str, extra: &[Regex]) -> (String, usize) {
                 }
             }
         }
+        // Every parent key holds a trigger word: the cheap test first, captures only then.
         if yaml.is_none()
+            && r.trigger.is_match(&line)
             && let Some(c) = r.yaml_key.captures(&line)
             && c.get(3).is_none()
             && let (Some(i), Some(k)) = (c.get(1), c.get(2))
@@ -519,6 +522,14 @@ fn json(text: &str) -> (String, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_yaml_parent_holds_a_trigger_word() {
+        let t = Regex::new(TRIGGER).unwrap();
+        for p in YAML_PARENTS {
+            assert!(t.is_match(p), "{p} would be skipped by the trigger test");
+        }
+    }
 
     #[test]
     fn rules_compile() {
