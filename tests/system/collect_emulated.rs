@@ -19,17 +19,18 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Emulated devices served from a runtime that lives as long as the lab.
-struct Lab {
+/// Emulated devices served from a runtime that lives as long as the lab (also used by the
+/// secrets test).
+pub(crate) struct Lab {
     rt: tokio::runtime::Runtime,
-    dir: PathBuf,
-    host_key: PrivateKey,
+    pub(crate) dir: PathBuf,
+    pub(crate) host_key: PrivateKey,
     access: Arc<Access>,
-    client_key_file: PathBuf,
+    pub(crate) client_key_file: PathBuf,
 }
 
 impl Lab {
-    fn new(name: &str) -> Lab {
+    pub(crate) fn new(name: &str) -> Lab {
         let dir = std::env::temp_dir().join(format!("fa-collect-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
@@ -64,7 +65,7 @@ impl Lab {
         }
     }
 
-    fn serve(&self, dev: Device) -> SocketAddr {
+    pub(crate) fn serve(&self, dev: Device) -> SocketAddr {
         self.serve_with_key(dev, self.host_key.clone())
     }
 

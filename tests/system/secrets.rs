@@ -7,8 +7,7 @@
 
 mod rows;
 
-use fabric_audit::collect::emulator::{self, Access, Device};
-use russh::keys::ssh_key::LineEnding;
+use fabric_audit::collect::emulator::Device;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -154,68 +153,7 @@ fn redaction_is_linear() {
 // ---------------------------------------------------------------------------------------
 // (a) collect over SSH
 
-struct Lab {
-    rt: tokio::runtime::Runtime,
-    dir: PathBuf,
-    host_key: russh::keys::PrivateKey,
-    access: Arc<Access>,
-    client_key_file: PathBuf,
-}
-
-impl Lab {
-    fn new(name: &str) -> Lab {
-        let dir = std::env::temp_dir().join(format!("fa-secrets-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let client = emulator::random_key().unwrap();
-        let client_key_file = dir.join("id_ed25519");
-        std::fs::write(
-            &client_key_file,
-            client.to_openssh(LineEnding::LF).unwrap().as_bytes(),
-        )
-        .unwrap();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&client_key_file, std::fs::Permissions::from_mode(0o600))
-                .unwrap();
-        }
-        Lab {
-            rt: tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-                .unwrap(),
-            dir,
-            host_key: emulator::random_key().unwrap(),
-            access: Arc::new(Access {
-                user: "audit".into(),
-                password: None,
-                keys: vec![client.public_key().clone()],
-            }),
-            client_key_file,
-        }
-    }
-
-    fn serve(&self, dev: Device) -> std::net::SocketAddr {
-        let cfg = emulator::server_config(self.host_key.clone());
-        let access = self.access.clone();
-        self.rt.block_on(async move {
-            let l = emulator::bind("127.0.0.1:0".parse().unwrap())
-                .await
-                .unwrap();
-            let addr = l.local_addr().unwrap();
-            tokio::spawn(emulator::serve(l, Arc::new(dev), access, cfg));
-            addr
-        })
-    }
-}
-
-impl Drop for Lab {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+use super::collect_emulated::Lab;
 
 /// An emulated device of `platform` answering every command of its vendor file with the
 /// platform's secrets (the RDMA discovery command names one port, so the per-interface and
@@ -266,7 +204,7 @@ fn files_under(dir: &Path) -> BTreeMap<PathBuf, String> {
 }
 
 fn collect_all(mode: &str) {
-    let lab = Lab::new(mode);
+    let lab = Lab::new(&format!("secrets-{mode}"));
     let mut kh = String::new();
     let mut inv = String::from("[defaults]\nuser = \"audit\"\n");
     inv.push_str(&format!(
