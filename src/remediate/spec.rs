@@ -281,6 +281,8 @@ pub const WITHHOLD: &str = "withheld: ";
 
 fn new_env(idents: Arc<BTreeMap<String, Regex>>, flat: bool) -> Environment<'static> {
     let mut env = Environment::new();
+    // Same output in debug and release builds (minijinja's debug mode follows the build).
+    env.set_debug(false);
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     if let Ok(syntax) = minijinja::syntax::SyntaxConfig::builder()
         .trim_blocks(true)

@@ -177,6 +177,10 @@ pub struct RuleError {
 /// The environment rules run in: strict undefined, plus a few helpers.
 pub fn environment() -> Environment<'static> {
     let mut env = Environment::new();
+    // minijinja's debug mode (on by default in debug builds) changes the detail of undefined
+    // errors, which names what a rule could not decide on; keep it off so a debug build says
+    // exactly what the release build says.
+    env.set_debug(false);
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     eval::register_helpers(&mut env);
     env
