@@ -1,5 +1,7 @@
 //! The offline audit: snapshot folder in, model and findings out.
 
+mod probe_tie;
+
 use crate::fabric::assemble;
 use crate::finding::Finding;
 use crate::model::probe::Probe;
@@ -101,7 +103,7 @@ pub fn probe_findings(
     config: &[Finding],
 ) -> (Vec<Finding>, crate::rules::eval::Passes) {
     let (found, passes) = crate::rules::eval::evaluate_probes(rules, probes, policy);
-    (crate::probe::report::tie(found, probes, config), passes)
+    (probe_tie::tie(found, probes, config), passes)
 }
 
 /// Load the embedded rules, then `dir`'s (same id replaces).
@@ -111,7 +113,7 @@ pub fn load_rules(dir: Option<&Path>) -> Result<RuleSet> {
         .map(|(n, t)| (n.to_string(), t.to_string()))
         .collect();
     if let Some(d) = dir {
-        files.extend(crate::read_toml_dir(d)?);
+        files.extend(crate::embedded::read_toml_dir(d)?);
     }
     RuleSet::load(&files).map_err(|errs| {
         anyhow::anyhow!(
@@ -168,7 +170,7 @@ pub fn run(snapshot: &Path, opts: &Options) -> Result<Audit> {
 /// `run`, also handing back the rule set it loaded (remediation needs it; loading it again
 /// would read and compile every rule file twice).
 pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, RuleSet)> {
-    let parsers = crate::load_parsers(opts.parsers_dir.as_deref())?;
+    let parsers = crate::parser::load_parsers(opts.parsers_dir.as_deref())?;
     let rules = load_rules(opts.rules_dir.as_deref())?;
     let snap = Snapshot::read(snapshot)?;
     let (policy, mut notices) = resolve_policy(&rules, &snap);

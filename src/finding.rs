@@ -97,3 +97,20 @@ pub fn sort(findings: &mut [Finding]) {
             .then_with(|| a.message.cmp(&b.message))
     });
 }
+
+/// The message with `file:line` positions and bare numbers after a colon removed, to tell
+/// apart several findings of one rule on one object when the configs moved lines.
+pub fn message_shape(msg: &str) -> String {
+    let mut out = String::with_capacity(msg.len());
+    let mut chars = msg.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ':' && chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+            while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
+                chars.next();
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}

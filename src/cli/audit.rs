@@ -42,7 +42,7 @@ pub struct AuditArgs {
     #[arg(long, requires = "inventory")]
     pub probe: bool,
     #[command(flatten)]
-    pub probe_args: crate::probe::command::ProbeArgs,
+    pub probe_args: super::probe_run::ProbeArgs,
 }
 
 pub fn run(a: AuditArgs) -> Result<ExitStatus> {
@@ -83,7 +83,7 @@ pub fn run(a: AuditArgs) -> Result<ExitStatus> {
         (None, None) => anyhow::bail!("give a snapshot folder or --inventory"),
     };
     if probe && let Some(inv) = &inventory_path {
-        let run = crate::probe::command::run(
+        let run = super::probe_run::run(
             inv,
             Some(&snapshot),
             &probe_args,
@@ -174,7 +174,7 @@ pub struct ParsersArgs {
 /// `parsers`.
 pub fn parsers(a: ParsersArgs) -> Result<ExitStatus> {
     let ParsersArgs { parsers } = a;
-    let ps = crate::load_parsers(parsers.as_deref())?;
+    let ps = crate::parser::load_parsers(parsers.as_deref())?;
     let mut out = String::new();
     for p in &ps.platforms {
         out.push_str(&format!("{} ({}) — {}\n", p.id, p.name, p.source));

@@ -97,7 +97,7 @@ pub(crate) fn collect_run(
     if inv.targets.is_empty() {
         anyhow::bail!("{}: no device to collect from", inventory.display());
     }
-    let parsers = crate::load_parsers(parsers_dir)?;
+    let parsers = crate::parser::load_parsers(parsers_dir)?;
     let progress = if c.quiet {
         run::Progress::Quiet
     } else if std::io::stderr().is_terminal() {

@@ -3,12 +3,10 @@
 //! measured without a single real switch.
 
 use super::ExitStatus;
-use crate::collect::emulator::{self, Access, Device};
-use anyhow::{Context, Result, bail};
-use std::io::Write;
+use crate::collect::fleet::{self, Fleet};
+use anyhow::Result;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 #[derive(clap::Args, Debug)]
 pub struct EmulateArgs {
@@ -42,121 +40,16 @@ pub struct EmulateArgs {
 }
 
 pub fn run(a: EmulateArgs) -> Result<ExitStatus> {
-    if !a.listen.ip().is_loopback() {
-        bail!("--listen must be a loopback address (127.0.0.0/8 or ::1)");
-    }
-    let total = a.devices.len() * a.count.max(1);
-    raise_fd_limit(total * 2 + 256);
-    if usize::from(a.listen.port()) + total > 65_536 {
-        bail!(
-            "{total} devices do not fit in the ports above {}",
-            a.listen.port()
-        );
-    }
-    let host_key = match &a.host_key {
-        Some(p) => russh::keys::load_secret_key(p, None)
-            .with_context(|| format!("reading host key {}", p.display()))?,
-        None => emulator::random_key()?,
-    };
-    let pubkey = host_key
-        .public_key()
-        .to_openssh()
-        .context("encoding the host key")?;
-    let mut keys = Vec::new();
-    for p in &a.authorized_key {
-        let text =
-            std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-        keys.push(
-            russh::keys::PublicKey::from_openssh(text.trim())
-                .with_context(|| format!("{}: not an OpenSSH public key", p.display()))?,
-        );
-    }
-    let password = match &a.password_env {
-        Some(v) => Some(std::env::var(v).with_context(|| format!("${v} is not set"))?),
-        None => None,
-    };
-    let access = Arc::new(Access {
-        user: a.user.clone(),
-        password,
-        keys,
-    });
-    let mut devices = Vec::new();
-    for p in &a.devices {
-        devices.push(Device::load(p)?);
-    }
-    let cfg = emulator::server_config(host_key);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    rt.block_on(async move {
-        let mut kh = String::new();
-        let mut inv = String::from("# Written by fabric-audit emulate\n[defaults]\n");
-        inv.push_str(&format!("user = {:?}\n", a.user));
-        if let Some(v) = &a.password_env {
-            inv.push_str(&format!("password_env = {v:?}\n"));
-        }
-        if let Some(k) = &a.known_hosts_out {
-            let abs = std::path::absolute(k).unwrap_or_else(|_| k.clone());
-            inv.push_str(&format!("known_hosts = {:?}\n", abs.display().to_string()));
-        }
-        let mut n = 0usize;
-        for rep in 0..a.count.max(1) {
-            for d in &devices {
-                let mut d = d.clone();
-                if a.count > 1 {
-                    d.hostname = format!("{}-{:04}", d.hostname, rep + 1);
-                }
-                let addr = SocketAddr::new(a.listen.ip(), a.listen.port() + n as u16);
-                n += 1;
-                let listener = emulator::bind(addr).await?;
-                kh.push_str(&format!("[{}]:{} {pubkey}\n", addr.ip(), addr.port()));
-                inv.push_str(&format!(
-                    "\n[[device]]\nname = {:?}\naddress = \"{}\"\nport = {}\nplatform = {:?}\n",
-                    d.hostname,
-                    addr.ip(),
-                    addr.port(),
-                    d.platform
-                ));
-                tokio::spawn(emulator::serve(
-                    listener,
-                    Arc::new(d),
-                    access.clone(),
-                    cfg.clone(),
-                ));
-            }
-        }
-        if let Some(p) = &a.known_hosts_out {
-            std::fs::write(p, &kh).with_context(|| format!("writing {}", p.display()))?;
-        }
-        if let Some(p) = &a.inventory_out {
-            std::fs::write(p, &inv).with_context(|| format!("writing {}", p.display()))?;
-        }
-        println!(
-            "ready: {n} emulated devices on {}:{}-{}",
-            a.listen.ip(),
-            a.listen.port(),
-            usize::from(a.listen.port()) + n - 1
-        );
-        let _ = std::io::stdout().flush();
-        let _ = tokio::signal::ctrl_c().await;
-        Ok::<_, anyhow::Error>(())
+    fleet::serve(Fleet {
+        devices: a.devices,
+        listen: a.listen,
+        count: a.count,
+        user: a.user,
+        password_env: a.password_env,
+        authorized_key: a.authorized_key,
+        host_key: a.host_key,
+        known_hosts_out: a.known_hosts_out,
+        inventory_out: a.inventory_out,
     })?;
     Ok(ExitStatus::Success)
-}
-
-/// Every device needs a listening socket and each session another: lift the soft limit on open
-/// files toward the hard one when the default (often 1024) is too small.
-fn raise_fd_limit(want: usize) {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit only read and write the struct passed to them.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && (lim.rlim_cur as usize) < want {
-            lim.rlim_cur = (want as libc::rlim_t).min(lim.rlim_max);
-            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-        }
-    }
 }

@@ -4,6 +4,7 @@ pub mod audit;
 pub mod collect;
 pub mod emulate;
 pub mod probe;
+pub mod probe_run;
 pub mod remediate;
 pub mod review;
 

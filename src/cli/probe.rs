@@ -28,7 +28,7 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub parsers: Option<PathBuf>,
     #[command(flatten)]
-    pub probe_args: crate::probe::command::ProbeArgs,
+    pub probe_args: super::probe_run::ProbeArgs,
     #[command(flatten)]
     pub collect: CollectArgs,
 }
@@ -45,7 +45,7 @@ pub fn run(a: ProbeArgs) -> Result<ExitStatus> {
         probe_args,
         collect,
     } = a;
-    let run = crate::probe::command::run(
+    let run = super::probe_run::run(
         &inventory,
         snapshot.as_deref(),
         &probe_args,

@@ -5,6 +5,7 @@
 
 pub mod ansible;
 pub mod emulator;
+pub mod fleet;
 pub mod inventory;
 pub mod known_hosts;
 pub mod run;

@@ -341,6 +341,53 @@ fn plain_literal(re: &str) -> Option<Literal> {
     })
 }
 
+/// Load the embedded parsers, then files from `dir` (same platform id replaces, new ones add).
+/// The embedded set alone is compiled once per process and shared.
+pub fn load_parsers(dir: Option<&std::path::Path>) -> anyhow::Result<std::sync::Arc<Parsers>> {
+    static EMBEDDED: std::sync::OnceLock<Result<std::sync::Arc<Parsers>, String>> =
+        std::sync::OnceLock::new();
+    let embedded_files = || -> Vec<(String, String)> {
+        crate::embedded::PARSERS
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect()
+    };
+    let compile = |files: &[(String, String)]| {
+        Parsers::load(files)
+            .map(std::sync::Arc::new)
+            .map_err(|errs| {
+                format!(
+                    "invalid vendor parser file(s):\n{}",
+                    errs.iter()
+                        .map(|e| format!("  {e}"))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                )
+            })
+    };
+    match dir {
+        None => EMBEDDED
+            .get_or_init(|| compile(&embedded_files()))
+            .clone()
+            .map_err(|e| anyhow::anyhow!(e)),
+        Some(d) => {
+            let mut files = embedded_files();
+            files.extend(crate::embedded::read_toml_dir(d)?);
+            let parsers = compile(&files).map_err(|e| anyhow::anyhow!(e))?;
+            // A user's file is compiled whole now, so a pattern too large fails here, named.
+            let bad: Vec<String> = parsers
+                .platforms
+                .iter()
+                .flat_map(|p| p.compile_all())
+                .collect();
+            if !bad.is_empty() {
+                anyhow::bail!("invalid vendor parser file(s):\n  {}", bad.join("\n  "));
+            }
+            Ok(parsers)
+        }
+    }
+}
+
 #[cfg(test)]
 fn exact_literal(re: &str) -> Option<String> {
     match plain_literal(re) {
@@ -1470,7 +1517,7 @@ mod tests {
 
     #[test]
     fn every_embedded_pattern_compiles() {
-        let parsers = crate::load_parsers(None).unwrap();
+        let parsers = crate::parser::load_parsers(None).unwrap();
         let bad: Vec<String> = parsers
             .platforms
             .iter()

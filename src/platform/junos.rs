@@ -198,7 +198,7 @@ mod form_tests {
     use crate::snapshot::DeviceInput;
 
     fn model(cmd: &str, text: &str) -> serde_json::Value {
-        let parsers = crate::load_parsers(None).expect("embedded parsers load");
+        let parsers = crate::parser::load_parsers(None).expect("embedded parsers load");
         let input = DeviceInput::one_file("dut", "junos", "configs/dut.conf", cmd, Ok(text.into()));
         let (dev, _) = build_device(&parsers, &input);
         let mut v = serde_json::to_value(&dev).expect("serializes");

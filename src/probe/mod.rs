@@ -8,14 +8,14 @@
 //! - `output`: what the tools print, read into numbers or the tool's own message.
 //! - `counters`: `ethtool -S` before and after, deltas per path port.
 //! - `run`: one probe run end to end.
-//! - `report`: the table of pairs and the tie between PROBE findings and config findings.
+//!
+//! The table of pairs is drawn by `report::probes`; the tie between PROBE findings and config
+//! findings is made by the audit (`audit::probe_tie`).
 
-pub mod command;
 pub mod counters;
 pub mod output;
 pub mod plan;
 pub mod remote;
-pub mod report;
 pub mod run;
 
 pub use crate::model::probe::{Deltas, PathMtu, Probe, full_probe};

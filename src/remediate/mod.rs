@@ -31,7 +31,7 @@ pub fn load(parsers_dir: Option<&Path>) -> Result<Templates> {
     if let Some(d) = parsers_dir {
         let r = d.join("remediation");
         if r.is_dir() {
-            files.extend(crate::read_toml_dir(&r)?);
+            files.extend(crate::embedded::read_toml_dir(&r)?);
         }
     }
     Templates::load(&files).map_err(|errs| {

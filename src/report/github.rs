@@ -5,8 +5,8 @@
 //! workflow-command rules, so a device string cannot end the line or start a command, and its
 //! control characters are shown escaped, so none reaches the log viewer or a terminal.
 
+use super::input::Review;
 use crate::finding::Severity;
-use crate::review::Review;
 
 /// Escape a command's message (data): control characters other than line breaks shown
 /// escaped (`\x1b`: the Actions log renders ANSI sequences), then GitHub's percent-encoding.

@@ -7,8 +7,8 @@
 //! Everything that comes from a snapshot is escaped with [`esc`].
 
 use super::html_svg;
+use super::input::{Review, Scope};
 use crate::finding::{Finding, Severity};
-use crate::review::{Review, Scope};
 use crate::rules::waivers::Waived;
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
@@ -138,7 +138,7 @@ fn header(s: &mut String, r: &Review) {
                 s,
                 "<td class=\"n\" data-severity=\"{}\">{}</td>",
                 sev.as_str(),
-                crate::review::count(fs, sev)
+                super::input::count(fs, sev)
             );
         }
         let _ = writeln!(s, "<td class=\"n total\">{}</td></tr>", fs.len());

@@ -10,8 +10,8 @@
 //! that checked objects and found nothing get one passing case each, so a clean fabric shows a
 //! green suite rather than an empty file.
 
+use super::input::Review;
 use crate::finding::{Finding, Severity};
-use crate::review::Review;
 use std::collections::BTreeMap;
 
 #[derive(Default)]

@@ -4,8 +4,8 @@
 //! snapshot is escaped (see [`text`]); the whole comment stays under a size bound, cut only
 //! between rows, with an honest note of what was left out.
 
+use super::input::{Review, count};
 use crate::finding::{Finding, Severity};
-use crate::review::{Review, count};
 
 /// GitHub comments hold at most 65536 characters; leave room for a wrapper.
 pub const MAX_BYTES: usize = 60_000;

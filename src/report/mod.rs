@@ -1,11 +1,14 @@
 //! Report formats: one closed enum, one small renderer each.
 
+pub mod change;
 pub mod github;
 pub mod html;
 mod html_svg;
+pub mod input;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod probes;
 pub mod sarif;
 pub mod table;
 
@@ -66,10 +69,10 @@ pub enum Format {
 }
 
 /// Render a review (a plain audit, a diff, a git review) in any format.
-pub fn render_review(r: &crate::review::Review, format: Format, color: bool) -> String {
+pub fn render_review(r: &input::Review, format: Format, color: bool) -> String {
     match format {
-        Format::Table if r.is_change() => crate::review::diff::text(r),
-        Format::Json if r.is_change() => crate::review::diff::json(r),
+        Format::Table if r.is_change() => change::text(r),
+        Format::Json if r.is_change() => change::json(r),
         Format::Html => html::render(r),
         Format::Markdown => markdown::render(r),
         Format::Sarif => sarif::render(r),
@@ -89,11 +92,7 @@ pub fn render(audit: &Audit, format: Format, color: bool) -> String {
                 + "\n"
         }
         Format::Html | Format::Markdown | Format::Sarif | Format::Junit | Format::Github => {
-            render_review(
-                &crate::review::Review::of_audit(audit, "snapshot"),
-                format,
-                color,
-            )
+            render_review(&input::Review::of_audit(audit, "snapshot"), format, color)
         }
     }
 }

@@ -8,8 +8,8 @@
 //! suppression. `partialFingerprints` hash the finding's identity (rule, device, interface,
 //! peer; never its line) so an alert follows a finding when the config lines move.
 
+use super::input::Review;
 use crate::finding::{Finding, Severity};
-use crate::review::Review;
 use serde_json::{Value, json};
 use sha1::Digest;
 use std::collections::BTreeMap;
@@ -196,7 +196,7 @@ fn fingerprints(fs: &[&Finding]) -> Vec<String> {
             let mut id = ident(f);
             if seen.get(&id).copied().unwrap_or(0) > 1 {
                 id.push('\u{0}');
-                id.push_str(&crate::review::diff::shape(&f.message));
+                id.push_str(&crate::finding::message_shape(&f.message));
             }
             data_encoding::HEXLOWER.encode(&sha1::Sha1::digest(id.as_bytes()))
         })

@@ -112,7 +112,7 @@ pub fn render(a: &Audit, color: bool) -> String {
     }
     if !a.probes.is_empty() {
         out.push_str("Probes:\n");
-        out.push_str(&crate::probe::report::table(&a.probes));
+        out.push_str(&super::probes::table(&a.probes));
     }
     if a.findings.is_empty() {
         out.push_str("No findings.\n");

@@ -1,6 +1,6 @@
 //! `fabric-audit diff BEFORE AFTER`: the findings a change introduces, fixes and leaves.
 
-use crate::finding::{Finding, Severity};
+use crate::finding::{Finding, message_shape};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -17,23 +17,6 @@ fn key(f: &Finding) -> Key {
             .map(|p| format!("{}:{}", p.device, p.interface))
             .unwrap_or_default(),
     )
-}
-
-/// The message with `file:line` positions and bare numbers after a colon removed, to tell
-/// apart several findings of one rule on one object when the configs moved lines.
-pub(crate) fn shape(msg: &str) -> String {
-    let mut out = String::with_capacity(msg.len());
-    let mut chars = msg.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == ':' && chars.peek().is_some_and(|d| d.is_ascii_digit()) {
-            while chars.peek().is_some_and(|d| d.is_ascii_digit()) {
-                chars.next();
-            }
-            continue;
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -65,7 +48,7 @@ pub fn diff(before: &[Finding], after: &[Finding]) -> Diff {
         a.retain(|f| {
             match b
                 .iter()
-                .position(|x| shape(&x.message) == shape(&f.message))
+                .position(|x| message_shape(&x.message) == message_shape(&f.message))
             {
                 Some(i) => {
                     b.remove(i);
@@ -84,81 +67,10 @@ pub fn diff(before: &[Finding], after: &[Finding]) -> Diff {
     d
 }
 
-#[derive(Serialize, Default)]
-struct Counts {
-    error: usize,
-    warning: usize,
-    info: usize,
-}
-
-fn counts(fs: &[Finding]) -> Counts {
-    let mut c = Counts::default();
-    for f in fs {
-        match f.severity {
-            Severity::Error => c.error += 1,
-            Severity::Warning => c.warning += 1,
-            Severity::Info => c.info += 1,
-        }
-    }
-    c
-}
-
-/// The JSON document (`fabric-audit/diff/v1`) of a review.
-pub fn json(r: &super::Review) -> String {
-    let doc = serde_json::json!({
-        "schema": "fabric-audit/diff/v1",
-        "tool": { "name": "fabric-audit", "version": env!("CARGO_PKG_VERSION") },
-        "scope": r.scope,
-        "summary": {
-            "headline": r.headline(),
-            "new": counts(&r.new),
-            "fixed": counts(&r.fixed),
-            "unchanged": counts(&r.unchanged),
-            "waived": r.waived.len(),
-        },
-        "new": r.new,
-        "fixed": r.fixed,
-        "unchanged": r.unchanged,
-        "waived": r.waived,
-    });
-    serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
-}
-
-/// The terminal form: new findings first, then fixed, then waived; unchanged are only counted.
-pub fn text(r: &super::Review) -> String {
-    use crate::report::table::cell;
-    let mut out = format!("{}\n", crate::report::terminal_safe(&r.headline(), false));
-    let table = |header: Vec<&str>| {
-        let mut t = crate::report::table::new_table(false);
-        t.set_header(header);
-        t
-    };
-    for (title, fs) in [("New", &r.new), ("Fixed", &r.fixed)] {
-        if fs.is_empty() {
-            continue;
-        }
-        let mut t = table(vec!["severity", "rule", "device", "interface", "message"]);
-        for f in fs.iter() {
-            t.add_row(vec![
-                cell(f.severity.as_str()),
-                cell(&f.rule),
-                cell(&f.device),
-                cell(f.interface.as_deref().unwrap_or("")),
-                cell(&f.message),
-            ]);
-        }
-        out.push_str(&format!("{title}:\n{t}\n"));
-    }
-    if !r.waived.is_empty() {
-        let t = crate::report::table::waived_table(&r.waived, false);
-        out.push_str(&format!("Waived (not failing):\n{t}\n"));
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::finding::Severity;
 
     fn f(rule: &str, dev: &str, iface: &str, msg: &str, line: u32) -> Finding {
         Finding {

@@ -14,9 +14,9 @@
 //! expires = 2026-12-31       # TOML date or "YYYY-MM-DD"; the waiver ends after this day
 //! ```
 
-use crate::collect::inventory::glob_match;
 use crate::finding::Finding;
 use crate::model::Notice;
+use crate::text::glob_match;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

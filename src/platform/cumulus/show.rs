@@ -648,7 +648,7 @@ mod tests {
     /// platform's, so the maps are assumptions (default), sourced at their first row.
     #[test]
     fn partial_maps_are_defaults() {
-        let parsers = crate::load_parsers(None).expect("embedded parsers load");
+        let parsers = crate::parser::load_parsers(None).expect("embedded parsers load");
         let text =
             include_str!("../../../fixtures/cumulus/nv-show-interface-qos-roce-status/swp3.txt");
         let input = crate::snapshot::DeviceInput::one_file(

@@ -1,11 +1,11 @@
 //! `fabric-audit probe` and `audit --probe`: from an inventory (and a snapshot, when there is
 //! one) to probe results and PROBE findings.
 
-use super::plan::{self, HostPort, Pairs};
-use super::run::{self, HostSettings, Options, ProbeHost, Tool};
+use super::CollectArgs;
 use crate::audit::{self, Audit};
-use crate::cli::CollectArgs;
 use crate::model::Fabric;
+use crate::probe::plan::{self, HostPort, Pairs};
+use crate::probe::run::{self, HostSettings, Options, ProbeHost, Tool};
 use anyhow::{Result, bail};
 use std::path::Path;
 
@@ -86,7 +86,7 @@ pub fn run(
     rules_dir: Option<&Path>,
     parsers_dir: Option<&Path>,
 ) -> Result<ProbeRun> {
-    let inv = crate::cli::load_inventory(inventory, collect)?;
+    let inv = super::load_inventory(inventory, collect)?;
     let (fabric, config, rules) = match snapshot {
         Some(s) => {
             let (a, rules) = audit::run_keeping_rules(
@@ -217,7 +217,7 @@ pub fn run(
     } else {
         Some(run::Switches {
             targets: sw_targets,
-            parsers: crate::load_parsers(parsers_dir)?,
+            parsers: crate::parser::load_parsers(parsers_dir)?,
             policy: policy.clone(),
             work: work.clone(),
         })

@@ -1,10 +1,8 @@
-//! Probes in reports: the table of pairs with their figures, and the tie between a PROBE
-//! finding and the config findings on the same path ("latency 14 µs on h3→h7; leaf2
-//! Ethernet1/7 has PFC off").
+//! The tie between a PROBE finding and the config findings on the same path ("latency 14 µs
+//! on h3→h7; leaf2 Ethernet1/7 has PFC off").
 
-use super::Probe;
 use crate::finding::{Finding, Severity};
-use crate::report::table::cell;
+use crate::model::probe::Probe;
 use std::collections::BTreeSet;
 
 /// Config findings (warning or error, decided) on a port of the probe's path.
@@ -101,63 +99,4 @@ pub fn tie(
         out.push(f);
     }
     out
-}
-
-fn us(v: Option<f64>) -> String {
-    v.map(|x| format!("{x:.2}")).unwrap_or_default()
-}
-
-/// One line per probe: pair, class, test, figures or the reason there are none.
-pub fn table(probes: &[Probe]) -> String {
-    let mut t = crate::report::table::new_table(false);
-    t.set_header(vec![
-        "pair",
-        "class",
-        "test",
-        "size",
-        "status",
-        "min µs",
-        "median µs",
-        "p99 µs",
-        "max µs",
-        "Gb/s",
-        "note",
-    ]);
-    for p in probes {
-        let l = p.latency.as_ref();
-        let note = match (&p.mtu, &p.message) {
-            (Some(m), _) if m.verdict != "ok" => format!(
-                "{}-byte packets: {}{} ({} of {} replies; small ping {})",
-                m.mtu,
-                m.verdict,
-                m.reported_mtu
-                    .map(|x| format!(", mtu {x} reported"))
-                    .unwrap_or_default(),
-                m.big_received,
-                m.big_sent,
-                if m.small_received > 0 {
-                    "answered"
-                } else {
-                    "unanswered"
-                }
-            ),
-            (Some(m), _) => format!("{}-byte packets pass", m.mtu),
-            (None, Some(msg)) => msg.clone(),
-            (None, None) => String::new(),
-        };
-        t.add_row(vec![
-            cell(format!("{} → {}", p.src, p.dst)),
-            cell(&p.path_class),
-            cell(format!("{} {}", p.test, p.transport)),
-            cell(p.size.map(|s| s.to_string()).unwrap_or_default()),
-            cell(&p.status),
-            cell(us(l.and_then(|l| l.min))),
-            cell(us(l.map(|l| l.median))),
-            cell(us(l.and_then(|l| l.p99))),
-            cell(us(l.and_then(|l| l.max))),
-            cell(p.bw_gbps.map(|b| format!("{b:.1}")).unwrap_or_default()),
-            cell(note),
-        ]);
-    }
-    format!("{t}\n")
 }
