@@ -8,6 +8,7 @@ pub mod emulator;
 pub mod inventory;
 pub mod known_hosts;
 pub mod run;
+pub mod shell_scan;
 pub mod ssh;
 pub mod ssh_config;
 pub mod writer;
