@@ -48,6 +48,12 @@ pub struct Settings {
     pub retries: Option<u32>,
     /// Bytes kept per command output; the rest is cut and the cut recorded.
     pub max_output: Option<u64>,
+    /// Interfaces (and RDMA devices) a host's discovery may add, each bringing its
+    /// per-interface commands; more are not collected and the cut is recorded.
+    pub max_interfaces: Option<usize>,
+    /// Seconds one device may take, login and every command included; what is left when it
+    /// passes is not run and the cut is recorded.
+    pub device_timeout: Option<f64>,
     /// Host interfaces to audit besides the RDMA netdevs the host reports.
     pub interfaces: Option<Vec<String>>,
     /// "exec" or "shell": override the platform's session mode (vendor-parsers `[session]`).
@@ -122,6 +128,8 @@ pub struct Target {
     pub command_timeout: Duration,
     pub retries: u32,
     pub max_output: u64,
+    pub max_interfaces: usize,
+    pub device_timeout: Duration,
     pub interfaces: Vec<String>,
     pub groups: Vec<String>,
     /// Session mode override: exec | shell.
@@ -147,6 +155,11 @@ pub const DEFAULT_CONNECT_TIMEOUT: f64 = 10.0;
 pub const DEFAULT_COMMAND_TIMEOUT: f64 = 60.0;
 pub const DEFAULT_RETRIES: u32 = 2;
 pub const DEFAULT_MAX_OUTPUT: u64 = 64 * 1024 * 1024;
+/// A GPU server has 8 to 16 RDMA NICs; 256 leaves room for any real host and bounds what a
+/// host reporting thousands of netdevs can make the collector send.
+pub const DEFAULT_MAX_INTERFACES: usize = 256;
+/// 15 minutes: 256 interfaces of commands at a few hundred milliseconds each fit in it.
+pub const DEFAULT_DEVICE_TIMEOUT: f64 = 900.0;
 pub const PLATFORMS: &[&str] = &[
     "nxos", "eos", "cumulus", "sonic", "junos", "onyx", "os10", "linux",
 ];
@@ -608,6 +621,15 @@ fn finish(
             .iter()
             .find_map(|s| s.max_output)
             .unwrap_or(DEFAULT_MAX_OUTPUT),
+        max_interfaces: layers
+            .iter()
+            .find_map(|s| s.max_interfaces)
+            .unwrap_or(DEFAULT_MAX_INTERFACES),
+        device_timeout: secs(
+            layers.iter().find_map(|s| s.device_timeout),
+            DEFAULT_DEVICE_TIMEOUT,
+            "device_timeout",
+        )?,
         interfaces: layers
             .iter()
             .find_map(|s| s.interfaces.clone())
@@ -707,6 +729,31 @@ platform = "linux"
             (j.host.as_str(), j.port, j.user.as_str()),
             ("bastion", 22, "audit")
         );
+    }
+
+    #[test]
+    fn collection_budgets_layer_and_default() {
+        let inv = load_str(
+            "[defaults]\nmax_interfaces = 8\ndevice_timeout = 120\n\n[[device]]\nname = \"gpu1\"\nplatform = \"linux\"\nmax_interfaces = 2\n\n[[device]]\nname = \"gpu2\"\nplatform = \"linux\"\n",
+            "toml",
+        )
+        .unwrap();
+        assert_eq!(inv.targets[0].max_interfaces, 2);
+        assert_eq!(inv.targets[1].max_interfaces, 8);
+        assert_eq!(inv.targets[1].device_timeout, Duration::from_secs(120));
+        let plain = load_str("[[device]]\nname = \"h\"\nplatform = \"linux\"\n", "toml").unwrap();
+        assert_eq!(plain.targets[0].max_interfaces, DEFAULT_MAX_INTERFACES);
+        assert_eq!(
+            plain.targets[0].device_timeout,
+            Duration::from_secs_f64(DEFAULT_DEVICE_TIMEOUT)
+        );
+        let e = load_str(
+            "[[device]]\nname = \"h\"\nplatform = \"linux\"\ndevice_timeout = -1\n",
+            "toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("device_timeout"), "{e}");
     }
 
     #[test]
