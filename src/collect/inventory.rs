@@ -411,6 +411,18 @@ impl Inventory {
                 tool_dir: v("fabric_audit_tool_dir"),
                 probe_address: v("fabric_audit_probe_address"),
                 rdma_device: v("fabric_audit_rdma_device"),
+                max_interfaces: ansible_number(
+                    &v("fabric_audit_max_interfaces"),
+                    "fabric_audit_max_interfaces",
+                    &file,
+                    &h.name,
+                )?,
+                device_timeout: ansible_number(
+                    &v("fabric_audit_device_timeout"),
+                    "fabric_audit_device_timeout",
+                    &file,
+                    &h.name,
+                )?,
                 gid_index: match v("fabric_audit_gid_index") {
                     Some(g) => Some(g.parse().with_context(|| {
                         format!(
@@ -639,6 +651,22 @@ fn finish(
     })
 }
 
+/// An Ansible host variable holding a number (`fabric_audit_max_interfaces: 16`).
+fn ansible_number<T: std::str::FromStr>(
+    value: &Option<String>,
+    var: &str,
+    file: &str,
+    host: &str,
+) -> Result<Option<T>> {
+    match value {
+        None => Ok(None),
+        Some(s) => match s.trim().parse() {
+            Ok(n) => Ok(Some(n)),
+            Err(_) => bail!("{file}: {host}: {var} {s:?} is not a number"),
+        },
+    }
+}
+
 /// A device name becomes a folder name: no separators, no dot-files, printable.
 fn check_name(name: &str) -> Result<()> {
     if name.starts_with('.')
@@ -805,6 +833,8 @@ all:
         gpu1:
           ansible_ssh_common_args: "-o ProxyJump=jump@bastion:2201"
           ansible_password: hunter2
+          fabric_audit_max_interfaces: 16
+          fabric_audit_device_timeout: 300
 "#,
             "yml",
         )
@@ -823,6 +853,11 @@ all:
         assert_eq!(l.role.as_deref(), Some("leaf"));
         let g = &inv.targets[1];
         assert_eq!(g.platform, "linux");
+        assert_eq!(
+            (g.max_interfaces, g.device_timeout),
+            (16, Duration::from_secs(300))
+        );
+        assert_eq!(l.max_interfaces, DEFAULT_MAX_INTERFACES);
         let j = g.jump.as_ref().unwrap();
         assert_eq!(
             (j.user.as_str(), j.host.as_str(), j.port),

@@ -338,9 +338,9 @@ impl KnownHosts {
 /// as `ssh-rsa` brings every RSA signature algorithm forward.
 pub fn preferred_types(preferred: &[Algorithm], recorded: &[Algorithm]) -> Vec<Algorithm> {
     let known = |a: &Algorithm| {
-        recorded
-            .iter()
-            .any(|r| r == a || (matches!(r, Algorithm::Rsa { .. }) && matches!(a, Algorithm::Rsa { .. })))
+        recorded.iter().any(|r| {
+            r == a || (matches!(r, Algorithm::Rsa { .. }) && matches!(a, Algorithm::Rsa { .. }))
+        })
     };
     let mut out: Vec<Algorithm> = preferred.iter().filter(|a| known(a)).cloned().collect();
     out.extend(preferred.iter().filter(|a| !known(a)).cloned());
@@ -409,10 +409,7 @@ mod tests {
             Verdict::Changed("kh:1".into())
         );
         assert_eq!(kh.check("leaf9", 2222, &ecdsa), Verdict::Unknown);
-        assert_eq!(
-            kh.recorded_types("leaf1", 2222),
-            vec![Algorithm::Ed25519]
-        );
+        assert_eq!(kh.recorded_types("leaf1", 2222), vec![Algorithm::Ed25519]);
         // The recorded type is asked for first; RSA recorded as ssh-rsa brings rsa-sha2-* first.
         let pref = [
             Algorithm::Ed25519,

@@ -215,7 +215,10 @@ impl DeviceRun<'_> {
             return o;
         }
         let left = self.deadline.saturating_duration_since(Instant::now());
-        let limit = self.t.command_timeout.min(left.max(Duration::from_millis(1)));
+        let limit = self
+            .t
+            .command_timeout
+            .min(left.max(Duration::from_millis(1)));
         let cap = self.t.max_output;
         if matches!(self.channel, Channel::Exec) {
             let o = self.session.exec(cmd, limit, cap, &self.cancel_rx).await;

@@ -306,7 +306,14 @@ mod tests {
 
     #[test]
     fn interface_names_are_never_paths() {
-        for ok in ["eth2", "enp1s0f0np0", "mlx5_0", "swp1s0", "Ethernet0", "eth2.100"] {
+        for ok in [
+            "eth2",
+            "enp1s0f0np0",
+            "mlx5_0",
+            "swp1s0",
+            "Ethernet0",
+            "eth2.100",
+        ] {
             for p in ["linux", "cumulus", "sonic", "nxos"] {
                 assert!(safe_interface(p, ok), "{p} {ok}");
             }
@@ -316,8 +323,18 @@ mod tests {
         }
         for p in ["linux", "cumulus", "sonic", "nxos", "onyx"] {
             for bad in [
-                "..", ".", "/dev/sda", "-a", "--help", "eth0/../..", "x/", "a//b", "../../x",
-                "eth0;reboot", "a b", "",
+                "..",
+                ".",
+                "/dev/sda",
+                "-a",
+                "--help",
+                "eth0/../..",
+                "x/",
+                "a//b",
+                "../../x",
+                "eth0;reboot",
+                "a b",
+                "",
             ] {
                 assert!(!safe_interface(p, bad), "{p} {bad:?}");
             }

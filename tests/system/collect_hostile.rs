@@ -112,10 +112,11 @@ fn a_line_without_end_in_small_chunks_is_cut_at_the_cap_in_bounded_time() {
     let bytes = run.get("bytes").and_then(|b| b.as_integer()).unwrap_or(0);
     assert!((500_000..=524_288).contains(&bytes), "{run:?}");
     // What followed was not waited for; the other device was collected.
-    assert!(cmds.iter().skip(1).all(|c| c
-        .get("error")
-        .and_then(|e| e.as_str())
-        .is_some_and(|e| e.starts_with("not run"))));
+    assert!(cmds.iter().skip(1).all(|c| {
+        c.get("error")
+            .and_then(|e| e.as_str())
+            .is_some_and(|e| e.starts_with("not run"))
+    }));
     assert!(device_toml(&snap, "calm").get("error").is_none());
 }
 
@@ -178,7 +179,10 @@ fn a_host_listing_2000_netdevs_gets_at_most_the_cap_of_commands() {
             .any(|l| l.contains("2000 interfaces discovered") && l.contains("max_interfaces = 3")),
         "{hit:?}"
     );
-    assert!(hit.iter().any(|l| l.contains("2000 RDMA devices")), "{hit:?}");
+    assert!(
+        hit.iter().any(|l| l.contains("2000 RDMA devices")),
+        "{hit:?}"
+    );
     let journal: toml::Table =
         toml::from_str(&std::fs::read_to_string(snap.join("collection.toml")).unwrap()).unwrap();
     let jd = &journal["device"].as_array().unwrap()[0];
@@ -321,7 +325,10 @@ fn path_like_interface_names_never_reach_a_command() {
             assert!(!sent.contains(&cmd), "{cmd:?} was sent");
         }
     }
-    assert!(sent.iter().all(|c| !c.contains("..") && !c.contains("/dev/sd")));
+    assert!(
+        sent.iter()
+            .all(|c| !c.contains("..") && !c.contains("/dev/sd"))
+    );
     assert!(sent.iter().any(|c| c == "ethtool eth3"), "{sent:?}");
     let meta = device_toml(&snap, "gpu01");
     let not_sent = commands(&meta)
