@@ -257,6 +257,15 @@ impl DeviceRun<'_> {
     /// Redact, record and return one command's output.
     fn finish(&mut self, cmd: &str, mut o: Output) -> Output {
         self.stalled |= o.stalled;
+        if o.stalled && Instant::now() >= self.deadline {
+            // Its time was the device's last: say so where the command's error is read.
+            o.error = o.error.map(|e| {
+                format!(
+                    "{e} (cut at the per-device deadline, device_timeout = {} s)",
+                    self.t.device_timeout.as_secs_f64()
+                )
+            });
+        }
         // A switch CLI prints its errors as output, often with exit status 0.
         if self.t.platform != "linux"
             && let Some(err) = cli_error(&o.stdout)
@@ -294,14 +303,21 @@ impl DeviceRun<'_> {
         }
     }
 
+    /// The device's deadline has passed.
+    fn past_deadline(&self) -> Option<String> {
+        (Instant::now() >= self.deadline).then(|| {
+            format!(
+                "cut at the per-device deadline (device_timeout = {} s)",
+                self.t.device_timeout.as_secs_f64()
+            )
+        })
+    }
+
     /// Why no further command may be sent, if so: the device's deadline or the run's budget
     /// (one command is taken from the budget when there is none).
     fn out_of_time_or_budget(&self) -> Option<String> {
-        if Instant::now() >= self.deadline {
-            return Some(format!(
-                "cut at the per-device deadline (device_timeout = {} s)",
-                self.t.device_timeout.as_secs_f64()
-            ));
+        if let Some(why) = self.past_deadline() {
+            return Some(why);
         }
         if !take_one(self.budget) {
             return Some(format!(
@@ -318,7 +334,12 @@ impl DeviceRun<'_> {
             if self.cancel.load(Ordering::Relaxed) {
                 return false;
             }
-            if let Some(why) = self.out_of_time_or_budget() {
+            // A device that stopped answering gets "not run" records, not budget.
+            let why = match self.past_deadline() {
+                None if !self.stalled => self.out_of_time_or_budget(),
+                why => why,
+            };
+            if let Some(why) = why {
                 self.limits_hit.push(format!(
                     "{why}: {} of {} command(s) not run, from {:?}",
                     plan.len() - i,

@@ -163,7 +163,7 @@ fn a_host_listing_2000_netdevs_gets_at_most_the_cap_of_commands() {
     );
     let named = |prefix: &str| -> std::collections::BTreeSet<String> {
         sent.iter()
-            .flat_map(|c| c.split(|ch: char| ch == ' ' || ch == '/'))
+            .flat_map(|c| c.split([' ', '/']))
             .filter(|w| {
                 w.strip_prefix(prefix)
                     .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()) && !n.is_empty())
@@ -204,26 +204,26 @@ fn a_host_listing_2000_netdevs_gets_at_most_the_cap_of_commands() {
     );
 }
 
-/// Issue 19, item 5: a host answering every command just inside `command_timeout` (0.8 s of
-/// 1 s) is cut at its per-device deadline (4 s) instead of holding the collector for commands
-/// × timeout; the cut is recorded and reported.
+/// Issue 19, item 5: a host answering every command inside `command_timeout` (1 s of 2 s, a
+/// margin a loaded machine keeps) is cut at its per-device deadline (4 s) instead of holding
+/// the collector for commands × timeout; the cut is recorded and reported.
 #[test]
 fn a_host_slow_on_every_command_is_cut_at_the_device_deadline() {
     let lab = Lab::new("slow");
     let mut host = gpu_host();
-    host.delay = Duration::from_millis(800);
+    host.delay = Duration::from_millis(1000);
     let log = host.received.clone();
     let a = lab.serve(host);
     let invf = inventory(
         &lab,
         &[("gpu01", a, "")],
-        "platform = \"linux\"\ncommand_timeout = 1\ndevice_timeout = 4\n",
+        "platform = \"linux\"\ncommand_timeout = 2\ndevice_timeout = 4\n",
     );
     let snap = lab.dir.join("snap");
     let (out, took) = collect(&lab, &invf, &snap, &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let sent = received(&log).len();
-    // Without the deadline: every command of the host (dozens) at 0.8 s each.
+    // Without the deadline: every command of the host (dozens) at 1 s each.
     assert!(took < Duration::from_secs(12), "took {took:?}");
     assert!((2..=8).contains(&sent), "{sent} commands received");
     let meta = device_toml(&snap, "gpu01");
