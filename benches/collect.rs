@@ -107,6 +107,7 @@ fn main() {
         force: false,
         progress: Progress::Quiet,
         counters_only: false,
+        command_budget: fabric_audit::collect::run::DEFAULT_COMMAND_BUDGET,
     };
     let (cpu0, _) = rusage(libc::RUSAGE_SELF);
     let t0 = Instant::now();

@@ -66,6 +66,9 @@ pub struct DeviceToml {
     /// Why collection failed for this device, if it did.
     #[serde(default)]
     pub error: Option<String>,
+    /// Collection budgets the device ran into: each is reported (PARSE005).
+    #[serde(default)]
+    pub limits_hit: Vec<String>,
     #[serde(default, rename = "command")]
     pub commands: Vec<CommandEntry>,
 }
@@ -492,6 +495,7 @@ const DEVICE_KEYS: &[&str] = &[
     "address",
     "collected_at",
     "error",
+    "limits_hit",
     "command",
 ];
 const COMMAND_KEYS: &[&str] = &[
@@ -602,6 +606,15 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
         dev.role = meta.role.clone();
     }
     dev.error = meta.error.clone();
+    for limit in &meta.limits_hit {
+        notices.push(Notice {
+            device: Some(dev.name.clone()),
+            file: toml_rel.clone(),
+            line: None,
+            message: format!("collection cut short by a budget: {limit}"),
+            refused: false,
+        });
+    }
     let mut mapped: BTreeMap<String, String> = BTreeMap::new();
     for c in &meta.commands {
         let stderr = c
@@ -733,8 +746,21 @@ pub struct Journal {
     pub finished_at: Option<String>,
     /// running | finished | interrupted
     pub state: String,
+    /// The run's command budget and what was sent (written when the run ends).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<JournalLimits>,
     #[serde(default, rename = "device")]
     pub devices: Vec<JournalDevice>,
+}
+
+/// The run-wide budget of a collection, as the journal states it.
+#[derive(Debug, Clone, serde::Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct JournalLimits {
+    /// Commands the run was allowed to send (`--command-budget`).
+    pub command_budget: u64,
+    /// Commands it sent.
+    pub commands_sent: u64,
 }
 
 #[derive(Debug, Clone, serde::Serialize, Deserialize)]
@@ -745,6 +771,9 @@ pub struct JournalDevice {
     pub status: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Budgets the device ran into (the interface cap, its deadline, the run's budget).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits_hit: Vec<String>,
 }
 
 #[cfg(test)]

@@ -25,6 +25,11 @@ pub struct CollectArgs {
     /// Replace an earlier snapshot in the output folder.
     #[arg(long)]
     pub force: bool,
+    /// Commands the whole run may send (every device together); devices not reached when it
+    /// is spent are recorded as not collected. Per device, the inventory's `max_interfaces`
+    /// and `device_timeout` bound what one host can take.
+    #[arg(long, default_value_t = crate::collect::run::DEFAULT_COMMAND_BUDGET)]
+    pub command_budget: u64,
 
     /// No progress output.
     #[arg(long, short)]
@@ -112,6 +117,7 @@ pub(crate) fn collect_run(
         force: c.force,
         progress,
         counters_only: false,
+        command_budget: c.command_budget,
     };
     let s = run::collect(&inv, parsers, &opts)?;
     let failed: Vec<_> = s
@@ -136,6 +142,11 @@ pub(crate) fn collect_run(
                 d.status,
                 d.error.as_deref().unwrap_or("")
             );
+        }
+    }
+    for d in &s.devices {
+        for l in &d.limits_hit {
+            eprintln!("  {} cut short: {l}", d.name);
         }
     }
     Ok(s)

@@ -18,7 +18,12 @@
 //! [faults]
 //! hang = ["show interface"]            # print half, then nothing more
 //! endless = { "show interface" = 104857600 }   # print this many bytes
+//! drip = { "show interface" = 2097152 }        # this many bytes, no newline, 64 at a time
+//! delay_ms = 1500                      # wait this long before answering each exec request
 //! ```
+//!
+//! Every command the emulator receives (exec request or shell line) is logged in
+//! `Device::received`, so a test can prove what a collector never sent.
 
 use anyhow::{Context, Result, bail};
 use russh::keys::{PrivateKey, PublicKey};
@@ -63,6 +68,14 @@ pub struct Faults {
     /// change the terminal): the collector must answer every pager prompt.
     #[serde(default)]
     pub sticky_paging: bool,
+    /// Command -> bytes printed 64 at a time as one line that never ends (no newline, no
+    /// prompt): a collector must cut it at its output cap or timeout, in bounded time.
+    #[serde(default)]
+    pub drip: BTreeMap<String, u64>,
+    /// Milliseconds to wait before answering each exec request (a device answering just inside
+    /// the command timeout, every time).
+    #[serde(default)]
+    pub delay_ms: u64,
 }
 
 fn yes() -> bool {
@@ -73,7 +86,7 @@ fn default_page() -> usize {
 }
 
 /// A device the emulator plays, outputs loaded.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Device {
     pub platform: String,
     pub hostname: String,
@@ -85,6 +98,10 @@ pub struct Device {
     pub hang: HashSet<String>,
     pub endless: HashMap<String, u64>,
     pub sticky_paging: bool,
+    pub drip: HashMap<String, u64>,
+    pub delay: Duration,
+    /// Every command received, in order (exec requests and shell lines).
+    pub received: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Device {
@@ -129,7 +146,16 @@ impl Device {
             hang: f.faults.hang.into_iter().collect(),
             endless: f.faults.endless.into_iter().collect(),
             sticky_paging: f.faults.sticky_paging,
+            drip: f.faults.drip.into_iter().collect(),
+            delay: Duration::from_millis(f.faults.delay_ms),
+            received: Default::default(),
         })
+    }
+
+    fn log(&self, cmd: &str) {
+        if let Ok(mut r) = self.received.lock() {
+            r.push(cmd.to_string());
+        }
     }
 
     /// The output of `cmd`: a live file as it is now, or the loaded one.
@@ -275,6 +301,49 @@ async fn stream_output(
     let _ = handle.close(id).await;
 }
 
+/// Send `total` bytes 64 at a time, never a newline, never an end.
+async fn drip(handle: server::Handle, id: ChannelId, total: u64) {
+    let chunk = bytes::Bytes::from_static(&[b'x'; 64]);
+    let mut sent = 0u64;
+    while sent < total {
+        let n = (total - sent).min(64) as usize;
+        if handle.data(id, chunk.slice(..n)).await.is_err() {
+            return;
+        }
+        sent += n as u64;
+    }
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+}
+
+/// Answer an exec request: after the device's delay, its output (or its faults), or the
+/// platform's error for a command it does not know.
+async fn answer_exec(handle: server::Handle, id: ChannelId, dev: Arc<Device>, cmd: String) {
+    tokio::time::sleep(dev.delay).await;
+    if let Some(&n) = dev.drip.get(&cmd) {
+        return drip(handle, id, n).await;
+    }
+    let endless = dev.endless.get(&cmd).copied();
+    match dev.output(&cmd) {
+        Some(body) => stream_output(handle, id, body, endless, dev.hang.contains(&cmd)).await,
+        None if endless.is_some() => {
+            stream_output(handle, id, Arc::new(Vec::new()), endless, false).await
+        }
+        None => {
+            let msg = bytes::Bytes::from(dev.invalid(&cmd));
+            let code = if dev.platform == "linux" {
+                let _ = handle.extended_data(id, 1, msg).await;
+                127
+            } else {
+                let _ = handle.data(id, msg).await;
+                16
+            };
+            let _ = handle.exit_status_request(id, code).await;
+            let _ = handle.eof(id).await;
+            let _ = handle.close(id).await;
+        }
+    }
+}
+
 impl Conn {
     fn key_allowed(&self, user: &str, key: &PublicKey) -> Auth {
         if user == self.access.user
@@ -324,6 +393,13 @@ impl Conn {
         let Some(st) = self.shells.get_mut(&id) else {
             return Ok(());
         };
+        if !cmd.is_empty() {
+            dev.log(cmd);
+        }
+        if let Some(&n) = dev.drip.get(cmd) {
+            tokio::spawn(drip(session.handle(), id, n));
+            return Ok(());
+        }
         let body: Vec<u8> = if cmd.is_empty() {
             Vec::new()
         } else if cmd == "exit" || cmd == "quit" {
@@ -488,39 +564,13 @@ impl server::Handler for Conn {
         }
         session.channel_success(channel)?;
         let cmd = String::from_utf8_lossy(data).trim().to_string();
-        let handle = session.handle();
-        match self.dev.output(&cmd) {
-            Some(body) => {
-                tokio::spawn(stream_output(
-                    handle,
-                    channel,
-                    body,
-                    self.dev.endless.get(&cmd).copied(),
-                    self.dev.hang.contains(&cmd),
-                ));
-            }
-            None if self.dev.endless.contains_key(&cmd) => {
-                tokio::spawn(stream_output(
-                    handle,
-                    channel,
-                    Arc::new(Vec::new()),
-                    self.dev.endless.get(&cmd).copied(),
-                    false,
-                ));
-            }
-            None => {
-                let msg = self.dev.invalid(&cmd);
-                if self.dev.platform == "linux" {
-                    session.extended_data(channel, 1, msg)?;
-                    session.exit_status_request(channel, 127)?;
-                } else {
-                    session.data(channel, msg)?;
-                    session.exit_status_request(channel, 16)?;
-                }
-                session.eof(channel)?;
-                session.close(channel)?;
-            }
-        }
+        self.dev.log(&cmd);
+        tokio::spawn(answer_exec(
+            session.handle(),
+            channel,
+            self.dev.clone(),
+            cmd,
+        ));
         Ok(())
     }
 

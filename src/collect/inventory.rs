@@ -48,6 +48,12 @@ pub struct Settings {
     pub retries: Option<u32>,
     /// Bytes kept per command output; the rest is cut and the cut recorded.
     pub max_output: Option<u64>,
+    /// Interfaces (and RDMA devices) a host's discovery may add, each bringing its
+    /// per-interface commands; more are not collected and the cut is recorded.
+    pub max_interfaces: Option<usize>,
+    /// Seconds one device may take, login and every command included; what is left when it
+    /// passes is not run and the cut is recorded.
+    pub device_timeout: Option<f64>,
     /// Host interfaces to audit besides the RDMA netdevs the host reports.
     pub interfaces: Option<Vec<String>>,
     /// "exec" or "shell": override the platform's session mode (vendor-parsers `[session]`).
@@ -122,6 +128,8 @@ pub struct Target {
     pub command_timeout: Duration,
     pub retries: u32,
     pub max_output: u64,
+    pub max_interfaces: usize,
+    pub device_timeout: Duration,
     pub interfaces: Vec<String>,
     pub groups: Vec<String>,
     /// Session mode override: exec | shell.
@@ -147,6 +155,11 @@ pub const DEFAULT_CONNECT_TIMEOUT: f64 = 10.0;
 pub const DEFAULT_COMMAND_TIMEOUT: f64 = 60.0;
 pub const DEFAULT_RETRIES: u32 = 2;
 pub const DEFAULT_MAX_OUTPUT: u64 = 64 * 1024 * 1024;
+/// A GPU server has 8 to 16 RDMA NICs; 256 leaves room for any real host and bounds what a
+/// host reporting thousands of netdevs can make the collector send.
+pub const DEFAULT_MAX_INTERFACES: usize = 256;
+/// 15 minutes: 256 interfaces of commands at a few hundred milliseconds each fit in it.
+pub const DEFAULT_DEVICE_TIMEOUT: f64 = 900.0;
 pub const PLATFORMS: &[&str] = &[
     "nxos", "eos", "cumulus", "sonic", "junos", "onyx", "os10", "linux",
 ];
@@ -398,6 +411,18 @@ impl Inventory {
                 tool_dir: v("fabric_audit_tool_dir"),
                 probe_address: v("fabric_audit_probe_address"),
                 rdma_device: v("fabric_audit_rdma_device"),
+                max_interfaces: ansible_number(
+                    &v("fabric_audit_max_interfaces"),
+                    "fabric_audit_max_interfaces",
+                    &file,
+                    &h.name,
+                )?,
+                device_timeout: ansible_number(
+                    &v("fabric_audit_device_timeout"),
+                    "fabric_audit_device_timeout",
+                    &file,
+                    &h.name,
+                )?,
                 gid_index: match v("fabric_audit_gid_index") {
                     Some(g) => Some(g.parse().with_context(|| {
                         format!(
@@ -608,6 +633,15 @@ fn finish(
             .iter()
             .find_map(|s| s.max_output)
             .unwrap_or(DEFAULT_MAX_OUTPUT),
+        max_interfaces: layers
+            .iter()
+            .find_map(|s| s.max_interfaces)
+            .unwrap_or(DEFAULT_MAX_INTERFACES),
+        device_timeout: secs(
+            layers.iter().find_map(|s| s.device_timeout),
+            DEFAULT_DEVICE_TIMEOUT,
+            "device_timeout",
+        )?,
         interfaces: layers
             .iter()
             .find_map(|s| s.interfaces.clone())
@@ -615,6 +649,22 @@ fn finish(
         groups,
         session,
     })
+}
+
+/// An Ansible host variable holding a number (`fabric_audit_max_interfaces: 16`).
+fn ansible_number<T: std::str::FromStr>(
+    value: &Option<String>,
+    var: &str,
+    file: &str,
+    host: &str,
+) -> Result<Option<T>> {
+    match value {
+        None => Ok(None),
+        Some(s) => match s.trim().parse() {
+            Ok(n) => Ok(Some(n)),
+            Err(_) => bail!("{file}: {host}: {var} {s:?} is not a number"),
+        },
+    }
 }
 
 /// A device name becomes a folder name: no separators, no dot-files, printable.
@@ -698,6 +748,31 @@ platform = "linux"
     }
 
     #[test]
+    fn collection_budgets_layer_and_default() {
+        let inv = load_str(
+            "[defaults]\nmax_interfaces = 8\ndevice_timeout = 120\n\n[[device]]\nname = \"gpu1\"\nplatform = \"linux\"\nmax_interfaces = 2\n\n[[device]]\nname = \"gpu2\"\nplatform = \"linux\"\n",
+            "toml",
+        )
+        .unwrap();
+        assert_eq!(inv.targets[0].max_interfaces, 2);
+        assert_eq!(inv.targets[1].max_interfaces, 8);
+        assert_eq!(inv.targets[1].device_timeout, Duration::from_secs(120));
+        let plain = load_str("[[device]]\nname = \"h\"\nplatform = \"linux\"\n", "toml").unwrap();
+        assert_eq!(plain.targets[0].max_interfaces, DEFAULT_MAX_INTERFACES);
+        assert_eq!(
+            plain.targets[0].device_timeout,
+            Duration::from_secs_f64(DEFAULT_DEVICE_TIMEOUT)
+        );
+        let e = load_str(
+            "[[device]]\nname = \"h\"\nplatform = \"linux\"\ndevice_timeout = -1\n",
+            "toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("device_timeout"), "{e}");
+    }
+
+    #[test]
     fn toml_errors_name_file_line_and_what() {
         let e = load_str("[[device]]\nname = \"a\"\nplatfrom = \"nxos\"\n", "toml")
             .unwrap_err()
@@ -746,6 +821,8 @@ all:
         gpu1:
           ansible_ssh_common_args: "-o ProxyJump=jump@bastion:2201"
           ansible_password: hunter2
+          fabric_audit_max_interfaces: 16
+          fabric_audit_device_timeout: 300
 "#,
             "yml",
         )
@@ -764,6 +841,11 @@ all:
         assert_eq!(l.role.as_deref(), Some("leaf"));
         let g = &inv.targets[1];
         assert_eq!(g.platform, "linux");
+        assert_eq!(
+            (g.max_interfaces, g.device_timeout),
+            (16, Duration::from_secs(300))
+        );
+        assert_eq!(l.max_interfaces, DEFAULT_MAX_INTERFACES);
         let j = g.jump.as_ref().unwrap();
         assert_eq!(
             (j.user.as_str(), j.host.as_str(), j.port),

@@ -1,14 +1,17 @@
 //! known_hosts files, read once and indexed: plain and hashed (`|1|salt|hash`) host patterns,
 //! `[host]:port` for ports other than 22, `*`/`?` wildcards and `!` negation, and the
 //! `@revoked` marker. A host key is accepted only when a line for the host holds that very key.
-//! A host with lines for the same key type but another key has a *changed* key (refused, never
-//! learned); a host with no line is *unknown* (refused unless trust-on-first-use was asked for,
-//! which appends the key).
+//! A host with lines for another key, of the same type or of any other, has a *changed* key
+//! (refused, never learned, whatever the flags): trust on first use is for a host known by no
+//! key at all. A host with no line is *unknown* (refused unless trust-on-first-use was asked
+//! for, which appends the key). As OpenSSH does, the key types already recorded for a host are
+//! asked for first in the key exchange (`preferred_types`), so a device that has several host
+//! keys presents the one known_hosts holds.
 
 use anyhow::{Context, Result};
 use data_encoding::BASE64;
 use hmac::{KeyInit, Mac};
-use russh::keys::{HashAlg, PublicKey};
+use russh::keys::{Algorithm, HashAlg, PublicKey};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,7 +22,8 @@ use std::sync::Mutex;
 pub enum Verdict {
     Known,
     Unknown,
-    /// Same key type recorded with another key: `file:line` of the recorded one.
+    /// Another key (of the same type or not) recorded for the host: `file:line` of the
+    /// recorded one.
     Changed(String),
     /// The key is marked `@revoked` at `file:line`.
     Revoked(String),
@@ -277,13 +281,27 @@ impl KnownHosts {
         if entries.iter().any(|(e, r)| !*r && e.key == *key) {
             return Verdict::Known;
         }
-        match entries
+        // Any other key recorded for the host, of its type first: a host known by an ed25519
+        // key that now presents RSA is a changed host, not a new one.
+        let same_type = entries
             .iter()
-            .find(|(e, r)| !*r && e.key.algorithm() == key.algorithm())
-        {
+            .find(|(e, r)| !*r && e.key.algorithm() == key.algorithm());
+        match same_type.or_else(|| entries.iter().find(|(_, r)| !*r)) {
             Some((e, _)) => Verdict::Changed(e.at.clone()),
             None => Verdict::Unknown,
         }
+    }
+
+    /// The key types recorded (not revoked) for `host`:`port`, in file order, each once.
+    pub fn recorded_types(&self, host: &str, port: u16) -> Vec<Algorithm> {
+        let mut out: Vec<Algorithm> = Vec::new();
+        for (e, revoked) in self.entries_for(&host_id(host, port)) {
+            let a = e.key.algorithm();
+            if !revoked && !out.contains(&a) {
+                out.push(a);
+            }
+        }
+        out
     }
 
     /// Append `key` for `host`:`port` to the first known_hosts file (trust on first use).
@@ -311,6 +329,22 @@ impl KnownHosts {
             .with_context(|| format!("writing {}", path.display()))?;
         Ok(path.clone())
     }
+}
+
+/// `preferred` reordered so that the host-key algorithms of the `recorded` key types come
+/// first (in `preferred`'s order), as OpenSSH orders its host key algorithms for a host it
+/// already knows (`order_hostkeyalgs` in sshconnect2.c,
+/// https://github.com/openssh/openssh-portable/blob/master/sshconnect2.c). An RSA key recorded
+/// as `ssh-rsa` brings every RSA signature algorithm forward.
+pub fn preferred_types(preferred: &[Algorithm], recorded: &[Algorithm]) -> Vec<Algorithm> {
+    let known = |a: &Algorithm| {
+        recorded.iter().any(|r| {
+            r == a || (matches!(r, Algorithm::Rsa { .. }) && matches!(a, Algorithm::Rsa { .. }))
+        })
+    };
+    let mut out: Vec<Algorithm> = preferred.iter().filter(|a| known(a)).cloned().collect();
+    out.extend(preferred.iter().filter(|a| !known(a)).cloned());
+    out
 }
 
 /// `SHA256:...` fingerprint, as `ssh-keygen -l` prints it.
@@ -355,6 +389,40 @@ mod tests {
         assert_eq!(kh.check("leaf2", 22, &key(K1)), Verdict::Unknown);
         assert_eq!(kh.warnings.len(), 1, "{:?}", kh.warnings);
         assert!(kh.warnings[0].starts_with("kh:5:"));
+    }
+
+    #[test]
+    fn a_key_of_another_type_is_a_changed_key() {
+        let ecdsa = russh::keys::PrivateKey::random(
+            &mut russh::keys::key::safe_rng(),
+            Algorithm::Ecdsa {
+                curve: russh::keys::EcdsaCurve::NistP256,
+            },
+        )
+        .unwrap()
+        .public_key()
+        .clone();
+        let mut kh = KnownHosts::default();
+        kh.add_text(&format!("[leaf1]:2222 {K1}\n"), "kh");
+        assert_eq!(
+            kh.check("leaf1", 2222, &ecdsa),
+            Verdict::Changed("kh:1".into())
+        );
+        assert_eq!(kh.check("leaf9", 2222, &ecdsa), Verdict::Unknown);
+        assert_eq!(kh.recorded_types("leaf1", 2222), vec![Algorithm::Ed25519]);
+        // The recorded type is asked for first; RSA recorded as ssh-rsa brings rsa-sha2-* first.
+        let pref = [
+            Algorithm::Ed25519,
+            Algorithm::Rsa {
+                hash: Some(russh::keys::HashAlg::Sha256),
+            },
+            Algorithm::Rsa { hash: None },
+        ];
+        let rsa = preferred_types(&pref, &[Algorithm::Rsa { hash: None }]);
+        assert_eq!(rsa[0], pref[1]);
+        assert_eq!(rsa[1], pref[2]);
+        assert_eq!(rsa[2], Algorithm::Ed25519);
+        assert_eq!(preferred_types(&pref, &[]), pref.to_vec());
     }
 
     #[test]

@@ -15,7 +15,7 @@ use regex::Regex;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
@@ -31,7 +31,12 @@ pub struct Options {
     pub progress: Progress,
     /// Run only the commands marked `counters` (a probe's before/after reads).
     pub counters_only: bool,
+    /// Commands the whole run may send; devices left when it is spent are not collected.
+    pub command_budget: u64,
 }
+
+/// Commands a run may send when no budget is given: 4,000 hosts of 256 interfaces' worth.
+pub const DEFAULT_COMMAND_BUDGET: u64 = 1_000_000;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Progress {
@@ -58,6 +63,8 @@ pub struct DeviceOutcome {
     pub commands: usize,
     pub attempts: u32,
     pub duration: Duration,
+    /// Budgets this device ran into (interfaces cap, deadline, run budget), as recorded.
+    pub limits_hit: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -75,15 +82,6 @@ impl Summary {
             .filter(|d| d.status == "collected")
             .count()
     }
-}
-
-/// Names a device reports that go into a command: conservative interface / RDMA device syntax.
-fn safe_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 64
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_.:@-/".contains(&b))
-        && !s.starts_with('-')
 }
 
 /// RDMA netdevs and devices from `rdma link show -j`.
@@ -147,6 +145,34 @@ struct DeviceRun<'a> {
     /// The command being run is optional on this platform.
     optional: bool,
     counters_only: bool,
+    /// When this device's time is up (`device_timeout` after its start).
+    deadline: Instant,
+    /// Commands the run may still send (shared by every device).
+    budget: &'a AtomicU64,
+    command_budget: u64,
+    /// Budgets hit, recorded in device.toml and the journal.
+    limits_hit: Vec<String>,
+}
+
+/// One command of a device's plan.
+struct Planned<'c> {
+    cmd: String,
+    allow_chars: &'c str,
+    optional: bool,
+}
+
+/// Take one command from the run's budget; false when it is spent.
+fn take_one(budget: &AtomicU64) -> bool {
+    budget
+        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+        .is_ok()
+}
+
+/// The first `cap` names of `names` (in order), and how many were left out.
+fn capped(names: BTreeSet<String>, cap: usize) -> (Vec<String>, Vec<String>) {
+    let mut kept: Vec<String> = names.into_iter().collect();
+    let dropped = kept.split_off(cap.min(kept.len()));
+    (kept, dropped)
 }
 
 /// Error lines a switch CLI prints instead of output.
@@ -188,7 +214,11 @@ impl DeviceRun<'_> {
             self.record(cmd, &o);
             return o;
         }
-        let limit = self.t.command_timeout;
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let limit = self
+            .t
+            .command_timeout
+            .min(left.max(Duration::from_millis(1)));
         let cap = self.t.max_output;
         if matches!(self.channel, Channel::Exec) {
             let o = self.session.exec(cmd, limit, cap, &self.cancel_rx).await;
@@ -227,6 +257,15 @@ impl DeviceRun<'_> {
     /// Redact, record and return one command's output.
     fn finish(&mut self, cmd: &str, mut o: Output) -> Output {
         self.stalled |= o.stalled;
+        if o.stalled && Instant::now() >= self.deadline {
+            // Its time was the device's last: say so where the command's error is read.
+            o.error = o.error.map(|e| {
+                format!(
+                    "{e} (cut at the per-device deadline, device_timeout = {} s)",
+                    self.t.device_timeout.as_secs_f64()
+                )
+            });
+        }
         // A switch CLI prints its errors as output, often with exit status 0.
         if self.t.platform != "linux"
             && let Some(err) = cli_error(&o.stdout)
@@ -264,6 +303,92 @@ impl DeviceRun<'_> {
         }
     }
 
+    /// The device's deadline has passed.
+    fn past_deadline(&self) -> Option<String> {
+        (Instant::now() >= self.deadline).then(|| {
+            format!(
+                "cut at the per-device deadline (device_timeout = {} s)",
+                self.t.device_timeout.as_secs_f64()
+            )
+        })
+    }
+
+    /// Why no further command may be sent, if so: the device's deadline or the run's budget
+    /// (one command is taken from the budget when there is none).
+    fn out_of_time_or_budget(&self) -> Option<String> {
+        if let Some(why) = self.past_deadline() {
+            return Some(why);
+        }
+        if !take_one(self.budget) {
+            return Some(format!(
+                "the run's command budget ({} commands, --command-budget) is spent",
+                self.command_budget
+            ));
+        }
+        None
+    }
+
+    /// Run `plan` in order until the device's deadline or the run's budget stops it.
+    async fn run_plan(&mut self, plan: &[Planned<'_>]) -> bool {
+        for (i, p) in plan.iter().enumerate() {
+            if self.cancel.load(Ordering::Relaxed) {
+                return false;
+            }
+            // A device that stopped answering gets "not run" records, not budget.
+            let why = match self.past_deadline() {
+                None if !self.stalled => self.out_of_time_or_budget(),
+                why => why,
+            };
+            if let Some(why) = why {
+                self.limits_hit.push(format!(
+                    "{why}: {} of {} command(s) not run, from {:?}",
+                    plan.len() - i,
+                    plan.len(),
+                    p.cmd
+                ));
+                return false;
+            }
+            self.run(&p.cmd, p.allow_chars, p.optional).await;
+        }
+        true
+    }
+
+    /// Names discovered on the host, at most `max_interfaces` of them; a cut is recorded.
+    fn cap_discovered(&mut self, what: &str, names: BTreeSet<String>) -> Vec<String> {
+        let total = names.len();
+        let (kept, dropped) = capped(names, self.t.max_interfaces);
+        if let (Some(first), Some(last)) = (dropped.first(), dropped.last()) {
+            self.limits_hit.push(format!(
+                "{total} {what} discovered, commands run for the first {} (max_interfaces = {}): {} not collected ({first} to {last})",
+                kept.len(),
+                self.t.max_interfaces,
+                dropped.len()
+            ));
+        }
+        kept
+    }
+
+    /// Names that may go into a command; each refused one is recorded once, never sent.
+    fn checked_names(&mut self, names: Vec<String>, first_cmd: Option<&str>) -> Vec<String> {
+        let mut ok = Vec::new();
+        for n in names {
+            if allow::safe_interface(&self.t.platform, &n) {
+                ok.push(n);
+                continue;
+            }
+            if let Some(cmd) = first_cmd {
+                let o = Output {
+                    error: Some(format!(
+                        "not sent: the name {n:?} reported by the device is not a plain interface or RDMA device name"
+                    )),
+                    ..Default::default()
+                };
+                self.record(&cmd.replace("{if}", "?").replace("{dev}", "?"), &o);
+            }
+        }
+        ok
+    }
+
     /// The platform's commands, host discovery included.
     async fn collect_all(&mut self) {
         let cmds: Vec<_> = self
@@ -275,8 +400,8 @@ impl DeviceRun<'_> {
         let once: Vec<_> = cmds.iter().filter(|c| c.per == "once").collect();
         let per_if: Vec<_> = cmds.iter().filter(|c| c.per == "per-interface").collect();
         let per_dev: Vec<_> = cmds.iter().filter(|c| c.per == "per-rdma-device").collect();
-        let mut netdevs: BTreeSet<String> = BTreeSet::new();
-        let mut rdma_devs: BTreeSet<String> = BTreeSet::new();
+        let mut found: BTreeSet<String> = BTreeSet::new();
+        let mut rdma_found: BTreeSet<String> = BTreeSet::new();
         let mut ip_link = Vec::new();
         // Discovery commands first (their outputs decide the per-interface commands).
         let discovery = ["ip-link-json", "rdma-link-json"];
@@ -284,56 +409,58 @@ impl DeviceRun<'_> {
             if self.cancel.load(Ordering::Relaxed) {
                 return;
             }
+            if let Some(why) = self.out_of_time_or_budget() {
+                self.limits_hit
+                    .push(format!("{why}: discovery ({:?}) not run", c.cmd));
+                return;
+            }
             let o = self.run(&c.cmd, &c.allow_chars, c.optional).await;
             if c.id == "rdma-link-json" {
                 let (n, d) = rdma_links(&o.stdout);
-                netdevs.extend(n);
-                rdma_devs.extend(d);
+                found.extend(n);
+                rdma_found.extend(d);
             } else {
                 ip_link = o.stdout.clone();
             }
         }
-        netdevs.extend(self.t.interfaces.iter().cloned());
-        if netdevs.is_empty() && !per_if.is_empty() {
-            netdevs.extend(ethernet_up(&ip_link));
+        let listed: BTreeSet<String> = self.t.interfaces.iter().cloned().collect();
+        if found.is_empty() && listed.is_empty() && !per_if.is_empty() {
+            found.extend(ethernet_up(&ip_link));
         }
+        found.retain(|n| !listed.contains(n));
+        let mut netdevs: Vec<String> = listed.into_iter().collect();
+        netdevs.extend(self.cap_discovered("interfaces", found));
+        let rdma_devs = self.cap_discovered("RDMA devices", rdma_found);
+        let first_if = per_if.first().map(|c| c.cmd.as_str());
+        let netdevs = self.checked_names(netdevs, first_if);
+        let first_dev = per_dev.first().map(|c| c.cmd.as_str());
+        let rdma_devs = self.checked_names(rdma_devs, first_dev);
+        // The device's own commands first: a deadline or a spent budget cuts the tail of the
+        // per-interface commands, not the configuration.
+        let mut plan: Vec<Planned> = once
+            .iter()
+            .filter(|c| !discovery.contains(&c.id.as_str()))
+            .map(|c| Planned {
+                cmd: c.cmd.clone(),
+                allow_chars: &c.allow_chars,
+                optional: c.optional,
+            })
+            .collect();
         for n in &netdevs {
-            for c in &per_if {
-                if self.cancel.load(Ordering::Relaxed) {
-                    return;
-                }
-                if !safe_name(n) {
-                    let o = Output {
-                        error: Some(format!(
-                            "not sent: the interface name {n:?} reported by the device is not a plain interface name"
-                        )),
-                        ..Default::default()
-                    };
-                    self.record(&c.cmd.replace("{if}", "?"), &o);
-                    continue;
-                }
-                let cmd = c.cmd.replace("{if}", n);
-                self.run(&cmd, &c.allow_chars, c.optional).await;
-            }
+            plan.extend(per_if.iter().map(|c| Planned {
+                cmd: c.cmd.replace("{if}", n),
+                allow_chars: &c.allow_chars,
+                optional: c.optional,
+            }));
         }
         for d in &rdma_devs {
-            for c in &per_dev {
-                if self.cancel.load(Ordering::Relaxed) {
-                    return;
-                }
-                if !safe_name(d) {
-                    continue;
-                }
-                let cmd = c.cmd.replace("{dev}", d);
-                self.run(&cmd, &c.allow_chars, c.optional).await;
-            }
+            plan.extend(per_dev.iter().map(|c| Planned {
+                cmd: c.cmd.replace("{dev}", d),
+                allow_chars: &c.allow_chars,
+                optional: c.optional,
+            }));
         }
-        for c in once.iter().filter(|c| !discovery.contains(&c.id.as_str())) {
-            if self.cancel.load(Ordering::Relaxed) {
-                return;
-            }
-            self.run(&c.cmd, &c.allow_chars, c.optional).await;
-        }
+        self.run_plan(&plan).await;
     }
 }
 
@@ -349,6 +476,9 @@ struct Shared {
     cancel: AtomicBool,
     cancel_rx: watch::Receiver<bool>,
     counters_only: bool,
+    /// Commands the run may still send.
+    budget: AtomicU64,
+    command_budget: u64,
 }
 
 async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
@@ -369,7 +499,9 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
         commands: 0,
         attempts: 0,
         duration: Duration::ZERO,
+        limits_hit: Vec::new(),
     };
+    let deadline = start + t.device_timeout;
     let dw = writer
         .lock()
         .map_err(|_| ())
@@ -386,7 +518,15 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
         finish_device(writer, dw, &t, &mut outcome, start);
         return outcome;
     };
-    // Connect, retrying connection errors with exponential backoff.
+    if sh.budget.load(Ordering::Relaxed) == 0 {
+        outcome.error = Some(format!(
+            "not attempted: the run's command budget ({} commands, --command-budget) was spent before this device's turn",
+            sh.command_budget
+        ));
+        finish_device(writer, dw, &t, &mut outcome, start);
+        return outcome;
+    }
+    // Connect, retrying connection errors with exponential backoff, within the deadline.
     let mut session = None;
     let mut last = None;
     for attempt in 0..=t.retries {
@@ -397,6 +537,7 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
         let attempt_result = tokio::select! {
             r = ssh::connect(&t, known, tofu, cfg) => r,
             _ = ssh::interrupted(&cancel_rx) => break,
+            _ = tokio::time::sleep_until(deadline.into()) => Err(deadline_failure(&t)),
         };
         match attempt_result {
             Ok(s) => {
@@ -404,7 +545,7 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
                 break;
             }
             Err(f) => {
-                let retry = f.retry;
+                let retry = f.retry && Instant::now() < deadline;
                 last = Some(f);
                 if !retry || attempt == t.retries {
                     break;
@@ -448,8 +589,10 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
         return outcome;
     };
     let channel = if mode == Some("shell") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let limit = t.command_timeout.min(left.max(Duration::from_millis(1)));
         match session
-            .shell(&prompt, &p.paging_off, t.command_timeout, &cancel_rx)
+            .shell(&prompt, &p.paging_off, limit, &cancel_rx)
             .await
         {
             Ok(sh) => Channel::Shell(Box::new(sh)),
@@ -474,8 +617,13 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
         prompt,
         optional: false,
         counters_only: sh.counters_only,
+        deadline,
+        budget: &sh.budget,
+        command_budget: sh.command_budget,
+        limits_hit: Vec::new(),
     };
     run.collect_all().await;
+    outcome.limits_hit = std::mem::take(&mut run.limits_hit);
     if let Channel::Shell(sh) = run.channel {
         sh.close().await;
     }
@@ -494,6 +642,7 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
                 .iter()
                 .filter_map(|r| r.error.clone())
                 .next()
+                .or_else(|| outcome.limits_hit.first().cloned())
                 .unwrap_or_else(|| "no command to run".into())
         ));
     } else {
@@ -511,6 +660,18 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
     outcome
 }
 
+/// The failure of a device whose deadline passed before a session was up.
+fn deadline_failure(t: &Target) -> ssh::Failure {
+    ssh::Failure {
+        kind: "timeout",
+        message: format!(
+            "no SSH session within the per-device deadline (device_timeout = {} s)",
+            t.device_timeout.as_secs_f64()
+        ),
+        retry: false,
+    }
+}
+
 fn finish_device(
     writer: &std::sync::Mutex<SnapshotWriter>,
     dw: DeviceWriter,
@@ -519,12 +680,17 @@ fn finish_device(
     start: Instant,
 ) {
     outcome.duration = start.elapsed();
-    if let Err(e) = dw.finish(t, outcome.error.as_deref()) {
+    if let Err(e) = dw.finish(t, outcome.error.as_deref(), &outcome.limits_hit) {
         outcome.status = "failed";
         outcome.error = Some(format!("writing the device folder: {e:#}"));
     }
     if let Ok(mut w) = writer.lock() {
-        w.set_status(&t.name, outcome.status, outcome.error.clone());
+        w.set_status(
+            &t.name,
+            outcome.status,
+            outcome.error.clone(),
+            &outcome.limits_hit,
+        );
     }
 }
 
@@ -573,6 +739,8 @@ pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result
         cancel: AtomicBool::new(false),
         cancel_rx,
         counters_only: opts.counters_only,
+        budget: AtomicU64::new(opts.command_budget),
+        command_budget: opts.command_budget,
     });
     let total = inv.targets.len();
     let progress = opts.progress;
@@ -654,6 +822,7 @@ pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result
                 commands: 0,
                 attempts: 0,
                 duration: Duration::ZERO,
+                limits_hit: Vec::new(),
             })
         })
         .collect();
@@ -661,7 +830,10 @@ pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result
         .writer
         .lock()
         .map_err(|_| anyhow::anyhow!("snapshot writer poisoned"))?;
-    w.finish(interrupted)?;
+    let sent = opts
+        .command_budget
+        .saturating_sub(shared.budget.load(Ordering::Relaxed));
+    w.finish(interrupted, opts.command_budget, sent)?;
     Ok(Summary {
         devices,
         interrupted,
@@ -691,9 +863,21 @@ mod tests {
     }
 
     #[test]
-    fn names_from_devices_are_checked() {
-        assert!(safe_name("eth2") && safe_name("enp1s0f0np0") && safe_name("mlx5_0"));
-        assert!(!safe_name("eth0;reboot") && !safe_name("-a") && !safe_name("a b"));
+    fn discovered_names_are_capped_in_order() {
+        let names: BTreeSet<String> = (0..2000).map(|i| format!("eth{i:04}")).collect();
+        let (kept, dropped) = capped(names, 4);
+        assert_eq!(kept, ["eth0000", "eth0001", "eth0002", "eth0003"]);
+        assert_eq!(dropped.len(), 1996);
+        let (kept, dropped) = capped(BTreeSet::from(["a".to_string()]), 4);
+        assert_eq!((kept.len(), dropped.len()), (1, 0));
+    }
+
+    #[test]
+    fn the_run_budget_is_taken_one_command_at_a_time() {
+        let b = AtomicU64::new(2);
+        assert!(take_one(&b) && take_one(&b));
+        assert!(!take_one(&b));
+        assert_eq!(b.load(Ordering::Relaxed), 0);
     }
 
     #[test]

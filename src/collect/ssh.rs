@@ -5,6 +5,7 @@
 
 use super::inventory::{Endpoint, Target};
 use super::known_hosts::{self, KnownHosts, Verdict};
+use super::shell_scan::LineScan;
 use regex::Regex;
 use russh::client::{self, Handle};
 use russh::keys::{PrivateKeyWithHashAlg, PublicKeyOrCertificate};
@@ -74,7 +75,7 @@ impl client::Handler for Verifier {
             Verdict::Known => Ok(true),
             Verdict::Changed(at) => {
                 self.set_problem(format!(
-                    "HOST KEY CHANGED for {id}: it now presents {} {fp}, which differs from the key recorded at {at}. Someone may be intercepting the connection, or the device was replaced; verify and update known_hosts (trust-on-first-use never overrides a changed key)",
+                    "HOST KEY CHANGED for {id}: it now presents {} {fp}, which differs from the key recorded at {at} (a key of another type counts as a changed key). Someone may be intercepting the connection, or the device was replaced; verify and update known_hosts (--trust-new-host-keys never overrides a changed key)",
                     key.algorithm()
                 ));
                 Ok(false)
@@ -118,6 +119,20 @@ impl Verifier {
 
 fn tracing_line(msg: &str) {
     eprintln!("fabric-audit: {msg}");
+}
+
+/// The client configuration for `ep`: [`client_config`] with the host-key types known_hosts
+/// records for it asked for first (see [`known_hosts::preferred_types`]).
+fn config_for(ep: &Endpoint, known: &KnownHosts, base: &client::Config) -> Arc<client::Config> {
+    let recorded = known.recorded_types(&ep.host, ep.port);
+    let mut c = client::Config {
+        nodelay: base.nodelay,
+        inactivity_timeout: base.inactivity_timeout,
+        preferred: base.preferred.clone(),
+        ..Default::default()
+    };
+    c.preferred.key = known_hosts::preferred_types(&base.preferred.key, &recorded).into();
+    Arc::new(c)
 }
 
 /// The client configuration: curve25519 first (a third of the cost of the post-quantum hybrid
@@ -169,6 +184,7 @@ where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let problem = Arc::new(Mutex::new(None));
+    let cfg = config_for(ep, known, &cfg);
     let v = Verifier {
         host: ep.host.clone(),
         port: ep.port,
@@ -487,6 +503,7 @@ impl Session {
             prompt_re: prompt.clone(),
             prompt: None,
             buf: Vec::new(),
+            scan: LineScan::default(),
         };
         let first = sh.read_until_prompt(limit, 1 << 20, cancel).await;
         if let Some(e) = first.error {
@@ -509,6 +526,8 @@ pub struct Shell {
     /// The prompt as first seen; later matched exactly so output never passes for a prompt.
     prompt: Option<String>,
     buf: Vec<u8>,
+    /// The visible state of the unfinished last line of `buf`, fed each byte once.
+    scan: LineScan,
 }
 
 /// Pager prompts answered with a space.
@@ -526,7 +545,7 @@ fn pager_at_end(tail: &str) -> bool {
 /// What a terminal would show: ANSI escape sequences removed, a carriage return that is not
 /// part of a line end goes back to the start of the line (a pager prompt erased with spaces
 /// disappears; other text is overwritten), a backspace steps back.
-fn clean(bytes: &[u8]) -> String {
+pub(super) fn clean(bytes: &[u8]) -> String {
     let s = String::from_utf8_lossy(bytes);
     let mut out = String::with_capacity(s.len());
     let mut line: Vec<char> = Vec::new();
@@ -574,18 +593,12 @@ fn clean(bytes: &[u8]) -> String {
 }
 
 impl Shell {
-    fn last_line(&self) -> String {
-        let start = self
-            .buf
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map(|i| i + 1)
-            .unwrap_or(0);
-        clean(&self.buf[start..])
-    }
-
+    /// Is the last line the prompt? Linear overall: the line's state is kept by `scan`, and
+    /// only a line narrower than `shell_scan::MAX_PROMPT` is compared.
     fn at_prompt(&mut self) -> bool {
-        let line = self.last_line();
+        let Some(line) = self.scan.visible() else {
+            return false;
+        };
         match &self.prompt {
             Some(p) => line.trim_end() == p.trim_end(),
             None => {
@@ -599,6 +612,10 @@ impl Shell {
         }
     }
 
+    fn at_pager(&self) -> bool {
+        self.scan.visible().is_some_and(|l| pager_at_end(&l))
+    }
+
     async fn read_until_prompt(
         &mut self,
         limit: Duration,
@@ -609,17 +626,16 @@ impl Shell {
         let deadline = start + limit;
         let mut out = Output::default();
         self.buf.clear();
+        self.scan.clear();
         loop {
             if self.at_prompt() {
                 break;
             }
-            if pager_at_end(&self.last_line()) {
+            if self.at_pager() {
                 // Drop the pager prompt from what we keep, then ask for the next page.
-                if let Some(i) = self.buf.iter().rposition(|&b| b == b'\n') {
-                    self.buf.truncate(i + 1);
-                } else {
-                    self.buf.clear();
-                }
+                let line_start = self.buf.len().saturating_sub(self.scan.line_bytes());
+                self.buf.truncate(line_start);
+                self.scan.clear();
                 if let Err(e) = self.ch.data_bytes(&b" "[..]).await {
                     out.error = Some(format!("could not answer the pager: {e}"));
                     break;
@@ -650,6 +666,7 @@ impl Shell {
                 }
                 Ok(Some(ChannelMsg::Data { data })) => {
                     self.buf.extend_from_slice(&data);
+                    self.scan.feed(&data);
                     if self.buf.len() as u64 > cap {
                         self.buf.truncate(cap as usize);
                         out.error = Some(format!(

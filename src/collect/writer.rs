@@ -14,7 +14,7 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-use crate::snapshot::{CommandRecord, JOURNAL, Journal, JournalDevice};
+use crate::snapshot::{CommandRecord, JOURNAL, Journal, JournalDevice, JournalLimits};
 
 #[derive(Debug, Serialize)]
 struct DeviceTomlOut<'a> {
@@ -26,6 +26,9 @@ struct DeviceTomlOut<'a> {
     collected_at: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    /// Collection budgets this device ran into (read back as findings).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    limits_hit: &'a [String],
     #[serde(rename = "command")]
     commands: &'a [CommandRecord],
 }
@@ -163,8 +166,10 @@ impl SnapshotWriter {
                     name: t.name.clone(),
                     status: "pending".into(),
                     error: None,
+                    limits_hit: Vec::new(),
                 })
                 .collect(),
+            limits: None,
         };
         let w = SnapshotWriter {
             root: root.to_path_buf(),
@@ -196,14 +201,29 @@ impl SnapshotWriter {
     }
 
     /// Record the outcome of a device in the journal (written at `finish`).
-    pub fn set_status(&mut self, name: &str, status: &str, error: Option<String>) {
+    pub fn set_status(
+        &mut self,
+        name: &str,
+        status: &str,
+        error: Option<String>,
+        limits_hit: &[String],
+    ) {
         if let Some(d) = self.journal.devices.iter_mut().find(|d| d.name == name) {
             d.status = status.to_string();
             d.error = error.map(|e| crate::redact::redact(&e).0);
+            d.limits_hit = limits_hit
+                .iter()
+                .map(|l| crate::redact::redact(l).0)
+                .collect();
         }
     }
 
-    pub fn finish(&mut self, interrupted: bool) -> Result<()> {
+    /// Close the journal: state, end time, and the run's command budget with what was used.
+    pub fn finish(&mut self, interrupted: bool, command_budget: u64, sent: u64) -> Result<()> {
+        self.journal.limits = Some(JournalLimits {
+            command_budget,
+            commands_sent: sent,
+        });
         self.journal.finished_at = Some(now_rfc3339());
         self.journal.state = if interrupted {
             "interrupted"
@@ -250,10 +270,14 @@ impl DeviceWriter {
         &self.records
     }
 
-    /// Write device.toml and move the folder into place.
-    pub fn finish(self, t: &Target, error: Option<&str>) -> Result<()> {
+    /// Write device.toml (with the budgets the device ran into) and move the folder into place.
+    pub fn finish(self, t: &Target, error: Option<&str>, limits_hit: &[String]) -> Result<()> {
         let error = error.map(|e| crate::redact::redact(e).0);
         let error = error.as_deref();
+        let limits_hit: Vec<String> = limits_hit
+            .iter()
+            .map(|l| crate::redact::redact(l).0)
+            .collect();
         let meta = DeviceTomlOut {
             name: &t.name,
             platform: &t.platform,
@@ -261,6 +285,7 @@ impl DeviceWriter {
             address: format!("{}:{}", t.endpoint.host, t.endpoint.port),
             collected_at: now_rfc3339(),
             error,
+            limits_hit: &limits_hit,
             commands: &self.records,
         };
         let text = toml::to_string(&meta).context("encoding device.toml")?;

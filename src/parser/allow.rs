@@ -256,13 +256,38 @@ fn linux_shape(words: &[&str]) -> Option<&'static str> {
     }
 }
 
-/// A name from a device or the inventory that may go into a command line unquoted.
+/// A name from a device or the inventory that may go into a command line unquoted: plain
+/// characters only, never an option (a leading `-`) and never a step out of a folder (`.` or
+/// `..` between slashes), so a name can neither change what a command does nor where it looks.
 pub fn safe_word(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 128
         && !s.starts_with('-')
+        && !s.split('/').any(|step| step == "." || step == "..")
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_.:@/+-%".contains(&b))
+}
+
+/// Platforms whose interface names are Linux network device names. The kernel refuses a
+/// netdev name holding `/`, `:` or white space, and the names `.` and `..` (`dev_valid_name`
+/// in net/core/dev.c, https://github.com/torvalds/linux/blob/master/net/core/dev.c), so a
+/// name with a slash from one of these devices is not an interface, whatever it claims.
+fn linux_netdev_names(platform: &str) -> bool {
+    matches!(platform, "linux" | "cumulus" | "sonic")
+}
+
+/// An interface or RDMA device name reported by a device (or listed in the inventory) that may
+/// be put into one of `platform`'s commands: a [`safe_word`] of at most 64 characters, no path
+/// (`/dev/sda`, `a//b`, `x/`), and no `/` or `:` at all where the platform's names never have
+/// one (Linux netdevs; switch names such as `Ethernet1/1` keep theirs).
+pub fn safe_interface(platform: &str, s: &str) -> bool {
+    safe_word(s)
+        && s.len() <= 64
+        && !s.contains(['+', '%'])
+        && !s.starts_with('/')
+        && !s.ends_with('/')
+        && !s.contains("//")
+        && !(linux_netdev_names(platform) && s.contains(['/', ':']))
 }
 
 #[cfg(test)]
@@ -273,6 +298,50 @@ mod tests {
     fn only_plain_words_go_into_commands() {
         assert!(safe_word("mlx5_0") && safe_word("10.0.0.1") && safe_word("fe80::1%eth2"));
         assert!(!safe_word("a;b") && !safe_word("-x") && !safe_word("$(id)") && !safe_word(""));
+        assert!(safe_word("/tmp/fabric-audit-probe.x1"));
+        for path in ["..", ".", "../etc", "a/../b", "/x/.", "x/./y"] {
+            assert!(!safe_word(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn interface_names_are_never_paths() {
+        for ok in [
+            "eth2",
+            "enp1s0f0np0",
+            "mlx5_0",
+            "swp1s0",
+            "Ethernet0",
+            "eth2.100",
+        ] {
+            for p in ["linux", "cumulus", "sonic", "nxos"] {
+                assert!(safe_interface(p, ok), "{p} {ok}");
+            }
+        }
+        for p in ["nxos", "eos", "onyx", "os10", "junos"] {
+            assert!(safe_interface(p, "Ethernet1/1") && safe_interface(p, "et-0/0/0:1"));
+        }
+        for p in ["linux", "cumulus", "sonic", "nxos", "onyx"] {
+            for bad in [
+                "..",
+                ".",
+                "/dev/sda",
+                "-a",
+                "--help",
+                "eth0/../..",
+                "x/",
+                "a//b",
+                "../../x",
+                "eth0;reboot",
+                "a b",
+                "",
+            ] {
+                assert!(!safe_interface(p, bad), "{p} {bad:?}");
+            }
+        }
+        for bad in ["eth0/1", "dev/sda", "eth0:1", "mlx5_0/1"] {
+            assert!(!safe_interface("linux", bad), "{bad}");
+        }
     }
 
     #[test]

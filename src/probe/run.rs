@@ -417,6 +417,7 @@ impl Ctx<'_> {
                 force: false,
                 progress: crate::collect::run::Progress::Quiet,
                 counters_only: true,
+                command_budget: crate::collect::run::DEFAULT_COMMAND_BUDGET,
             };
             crate::collect::run::collect(&inv, parsers.clone(), &opts)?;
             let snap = crate::snapshot::Snapshot::read(&out)?;

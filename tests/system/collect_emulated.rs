@@ -69,7 +69,7 @@ impl Lab {
         self.serve_with_key(dev, self.host_key.clone())
     }
 
-    fn serve_with_key(&self, dev: Device, key: PrivateKey) -> SocketAddr {
+    pub(crate) fn serve_with_key(&self, dev: Device, key: PrivateKey) -> SocketAddr {
         let cfg = emulator::server_config(key);
         let access = self.access.clone();
         self.rt.block_on(async move {
@@ -82,7 +82,7 @@ impl Lab {
         })
     }
 
-    fn known_hosts_line(&self, addr: SocketAddr, key: &PublicKey) -> String {
+    pub(crate) fn known_hosts_line(&self, addr: SocketAddr, key: &PublicKey) -> String {
         format!(
             "[{}]:{} {}\n",
             addr.ip(),
@@ -91,13 +91,13 @@ impl Lab {
         )
     }
 
-    fn write(&self, name: &str, text: &str) -> PathBuf {
+    pub(crate) fn write(&self, name: &str, text: &str) -> PathBuf {
         let p = self.dir.join(name);
         std::fs::write(&p, text).unwrap();
         p
     }
 
-    fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+    pub(crate) fn run(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let mut c = Command::new(BIN);
         c.args(args)
             .env("HOME", &self.dir)
@@ -115,24 +115,24 @@ impl Drop for Lab {
     }
 }
 
-fn device(path: &Path) -> Device {
+pub(crate) fn device(path: &Path) -> Device {
     Device::load(path).unwrap()
 }
 
-fn device_toml(snap: &Path, name: &str) -> toml::Table {
+pub(crate) fn device_toml(snap: &Path, name: &str) -> toml::Table {
     let text = std::fs::read_to_string(snap.join("devices").join(name).join("device.toml"))
         .unwrap_or_else(|e| panic!("{name}: device.toml: {e}"));
     toml::from_str(&text).unwrap()
 }
 
-fn commands(t: &toml::Table) -> Vec<&toml::Table> {
+pub(crate) fn commands(t: &toml::Table) -> Vec<&toml::Table> {
     t.get("command")
         .and_then(|c| c.as_array())
         .map(|a| a.iter().filter_map(|v| v.as_table()).collect())
         .unwrap_or_default()
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
@@ -443,7 +443,7 @@ fn mixed_fabric_collected_over_ssh_matches_the_files() {
     assert_eq!(errors(&over_ssh), want);
 }
 
-fn nxos_device(name: &str) -> Device {
+pub(crate) fn nxos_device(name: &str) -> Device {
     let mut d = device(&root().join("fixtures/emulator/demo/leaf1.toml"));
     d.hostname = name.into();
     d.outputs.insert(
@@ -455,7 +455,7 @@ fn nxos_device(name: &str) -> Device {
     d
 }
 
-fn inventory_entry(name: &str, addr: SocketAddr, extra: &str) -> String {
+pub(crate) fn inventory_entry(name: &str, addr: SocketAddr, extra: &str) -> String {
     format!(
         "\n[[device]]\nname = \"{name}\"\naddress = \"{}\"\nport = {}\n{extra}",
         addr.ip(),

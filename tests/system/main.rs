@@ -6,6 +6,7 @@
 mod common;
 
 mod collect_emulated; // collection over real SSH against emulated switches and hosts
+mod collect_hostile; // collection against hostile devices: budgets, endless lines, host keys
 mod collect_safety; // read-only allow-list and redaction
 mod probe_testbed; // probes between namespace hosts
 mod report_html; // the HTML report, in Rust and in headless Chromium

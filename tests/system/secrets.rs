@@ -182,6 +182,7 @@ fn secret_device(platform: &str, exec: bool) -> Device {
         hang: HashSet::new(),
         endless: HashMap::new(),
         sticky_paging: false,
+        ..Default::default()
     }
 }
 
