@@ -459,3 +459,26 @@ fn junos_fill_levels_are_kept_as_percent() {
         assert!(q["ecn"]["min_bytes"].is_null(), "{q}");
     }
 }
+
+/// MTU001's platform maxima and the remediation templates' `max_ip_mtu` are one set of figures:
+/// a rule that calls an MTU "the platform maximum" must agree with what a fix may write.
+#[test]
+fn mtu001_platform_maxima_match_the_remediation_templates() {
+    let rules = fabric_audit::audit::load_rules(None).unwrap();
+    let mtu001 = rules
+        .rules
+        .iter()
+        .find(|r| r.spec.id == "MTU001")
+        .unwrap();
+    let maxima = mtu001.spec.params["platform_max_mtu"].as_table().unwrap();
+    let templates = fabric_audit::remediate::load(None).unwrap();
+    for (platform, t) in &templates.platforms {
+        let Some(m) = t.max_ip_mtu else { continue };
+        assert_eq!(
+            maxima.get(platform).and_then(|v| v.as_integer()),
+            Some(i64::from(m)),
+            "{platform}"
+        );
+    }
+    assert_eq!(maxima.len(), 7);
+}
