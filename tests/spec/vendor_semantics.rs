@@ -465,11 +465,7 @@ fn junos_fill_levels_are_kept_as_percent() {
 #[test]
 fn mtu001_platform_maxima_match_the_remediation_templates() {
     let rules = fabric_audit::audit::load_rules(None).unwrap();
-    let mtu001 = rules
-        .rules
-        .iter()
-        .find(|r| r.spec.id == "MTU001")
-        .unwrap();
+    let mtu001 = rules.rules.iter().find(|r| r.spec.id == "MTU001").unwrap();
     let maxima = mtu001.spec.params["platform_max_mtu"].as_table().unwrap();
     let templates = fabric_audit::remediate::load(None).unwrap();
     for (platform, t) in &templates.platforms {
@@ -481,4 +477,36 @@ fn mtu001_platform_maxima_match_the_remediation_templates() {
         );
     }
     assert_eq!(maxima.len(), 7);
+}
+
+/// Item 4, on a real CONFIG_DB (sonic-utilities' mock CONFIG_DB, in the corpus): it says
+/// `default_pfcwd_status enable` and lists 29 DEVICE_NEIGHBOR ports, but `start_default` covers
+/// only ports with a `pfc_enable`, and those already carry PFC_WD entries: no watchdog may be
+/// invented for the rest (0 wrong facts), and the configured ones stay stated facts.
+#[test]
+fn sonic_start_default_invents_no_watchdog_on_the_mock_config_db() {
+    let Some(corpus) = std::env::var_os("FABRIC_AUDIT_CORPUS").map(PathBuf::from) else {
+        eprintln!("FABRIC_AUDIT_CORPUS not set: skipped");
+        return;
+    };
+    let src = corpus.join("sonic/config-db-flat/su-mock-tables-config_db.json");
+    let snap = scratch("semantics", "mockdb");
+    std::fs::create_dir_all(snap.join("configs")).unwrap();
+    std::fs::copy(&src, snap.join("configs/sw1.json")).unwrap();
+    std::fs::write(
+        snap.join("fabric.toml"),
+        "[[device]]\nname = \"sw1\"\nplatform = \"sonic\"\nrole = \"leaf\"\n",
+    )
+    .unwrap();
+    let model = run(&snap, "model");
+    let dev = &model["devices"][0];
+    let mut stated = 0;
+    for i in dev["interfaces"].as_array().unwrap() {
+        let e = &i["watchdog"]["enabled"];
+        if e["value"] == true {
+            assert_eq!(e["default"], false, "{}: {e}", i["name"]);
+            stated += 1;
+        }
+    }
+    assert!(stated >= 2, "{}", dev["interfaces"]);
 }
