@@ -348,6 +348,13 @@ pub struct Ecn {
     pub max_bytes: Field<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_probability_pct: Field<f64>,
+    /// Thresholds as the platform states them where it states them in percent of the queue's
+    /// (or pool's) buffer (Junos drop-profile `fill-level`, Onyx `minimum-relative`): not sizes,
+    /// so `min_bytes`/`max_bytes` stay unknown and byte rules cannot decide.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_pct: Field<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_pct: Field<f64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -49,6 +49,8 @@ pub fn full_interface() -> Interface {
             min_bytes: s(1),
             max_bytes: s(2),
             max_probability_pct: s(100.0),
+            min_pct: s(20.0),
+            max_pct: s(60.0),
         };
     }
     for p in i.pgs.iter_mut() {

@@ -23,3 +23,4 @@ mod robustness; // nothing panics on garbage
 mod rule_engine; // rules on hand-built models
 mod rule_fixtures; // every rule on real snapshot files (fixtures/rules)
 mod sonic_layouts; // every SONiC CONFIG_DB layout gives the same model
+mod vendor_semantics; // issue 15: vendor defaults, "auto", policies in force, platform maxima

@@ -56,6 +56,7 @@ fn switch_port(name: &str) -> Interface {
         min_bytes: k(153600),
         max_bytes: k(1536000),
         max_probability_pct: k(100.0),
+        ..Default::default()
     };
     i.queues[6].scheduler = k("strict".into());
     i.pgs[3] = PriorityGroup {

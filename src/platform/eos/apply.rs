@@ -77,6 +77,43 @@ fn policy_rewrites(cfg: &Cfg, pm: &PolicyMap) -> Vec<u8> {
     out.into_iter().collect()
 }
 
+/// The DSCP → traffic-class map of a port that applies `pm`: classes are tried in order and
+/// the first that matches a packet decides; a class with `set traffic-class N` puts the DSCPs
+/// it matches (and no earlier class claimed) in N, `class-default` takes the rest, and DSCPs
+/// no such class matches keep the trust-based map (Arista EOS User Manual, Quality of Service,
+/// "Policy-Maps": a `policy-map type quality-of-service` class sets the traffic class of the
+/// packets it matches, applied with `service-policy type qos input`,
+/// <https://www.arista.com/en/um-eos/eos-quality-of-service> [R: wording recalled]).
+/// `None` when a class that sets a traffic class matches on something other than DSCP (an
+/// ACL): which DSCPs it takes is not in the config.
+fn policy_dscp_to_tc(cfg: &Cfg, pm: &PolicyMap, base: &[u8]) -> Option<Vec<u8>> {
+    let mut out = base.to_vec();
+    let mut claimed: BTreeSet<u8> = BTreeSet::new();
+    for (ci, (class, _, _)) in pm.classes.iter().enumerate() {
+        let set = pm.set_tc.get(&ci).map(|a| a.v);
+        let matches: Vec<u8> = if class == "class-default" {
+            (0..64u8).collect()
+        } else {
+            match cfg.class_maps.get(class) {
+                Some(Some(list)) => list.clone(),
+                // an ACL class: harmless unless it sets a traffic class
+                Some(None) if set.is_some() => return None,
+                // undefined class-maps (reported) match nothing
+                Some(None) | None => Vec::new(),
+            }
+        };
+        for d in matches {
+            if claimed.insert(d)
+                && let Some(tc) = set
+                && let Some(slot) = out.get_mut(d as usize)
+            {
+                *slot = tc;
+            }
+        }
+    }
+    Some(out)
+}
+
 fn is_qos_port(kind: &str) -> bool {
     kind == "ethernet" || kind == "port-channel"
 }
@@ -216,6 +253,13 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             Some(s) => known(dscp_map.clone(), s),
             None => default_of(dscp_map.clone(), dflt),
         };
+        // A qos policy that sets traffic classes classifies before the trust map does.
+        if let Some(sp) = &stmts.service_policy
+            && let Some(pm) = cfg.policy_maps.get(&sp.v)
+            && !pm.set_tc.is_empty()
+        {
+            i.dscp_to_tc = policy_dscp_to_tc(cfg, pm, &dscp_map).and_then(|m| known(m, &sp.src));
+        }
         i.tc_to_queue = match &tcq_src {
             Some(s) => known(tc_queue.clone(), s),
             None => default_of(tc_queue.clone(), dflt),
@@ -382,7 +426,9 @@ fn apply_watchdog(i: &mut Interface, cfg: &Cfg, stmts: &QosStmts, ifsrc: &Src, p
     w.enabled = match (&stmts.wd_enable, &cfg.wd_global_enable, &timer_src) {
         (Some(e), _, _) => known(e.v, &e.src),
         (None, Some(g), _) => known(g.v && pfc_on, &g.src),
-        (None, None, Some(src)) => known(pfc_on, src),
+        // No line says "on": the watchdog is inferred from a configured timeout, so it is
+        // recorded as a default at that line, not as a stated fact.
+        (None, None, Some(src)) => default_of(pfc_on, Some(src)),
         (None, None, None) => default_of(false, Some(ifsrc)),
     };
     // A port `timer` line replaces the global defaults as a whole; a value it leaves out

@@ -134,6 +134,8 @@ pub(super) struct IfCfg {
 pub(super) struct PolicyMap {
     /// (class name, `set dscp` value, line of the class)
     pub(super) classes: Vec<(String, Option<u8>, Src)>,
+    /// `set traffic-class` of a class, by the class's index in `classes`.
+    pub(super) set_tc: BTreeMap<usize, At<u8>>,
 }
 
 /// Everything read from one running-config.
@@ -565,6 +567,20 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                         .and_then(|m| m.classes.get_mut(*ci))
                 {
                     c.1 = dscp_value(get("value"));
+                }
+            }
+            "pm_set_tc" => {
+                if let Ctx::PmClass(pm, ci) = &parent
+                    && let Some(m) = cfg.policy_maps.get_mut(pm)
+                    && let Ok(tc) = get("tc").parse::<u8>()
+                {
+                    m.set_tc.insert(
+                        *ci,
+                        At {
+                            v: tc,
+                            src: src.clone(),
+                        },
+                    );
                 }
             }
             "class_map" => {

@@ -41,6 +41,13 @@ pub(super) fn show_interfaces(dev: &mut Device, o: &Output) {
                     fill(&mut i.mtu_raw, known(m, &src));
                 }
             }
+            "hw_addr" => {
+                let Some(name) = &cur else { continue };
+                let mac = p.get(r, "mac").and_then(crate::text::mac);
+                if let (Some(i), Some(m)) = (dev.interface_mut(name), mac) {
+                    i.mac = known(m, &src);
+                }
+            }
             "member_of" => {
                 let (Some(name), Some(po)) = (&cur, p.get(r, "po")) else {
                     continue;

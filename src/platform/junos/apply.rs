@@ -899,9 +899,24 @@ fn apply_queues<'f>(
                 // probability at the highest fill level is Pmax.
                 if let Some((_, d)) = dp
                     && let Some(p) = cos.drop_profiles.get(&d.v)
-                    && let Some(pmax) = p.prob.iter().copied().reduce(f64::max)
                 {
-                    q.ecn.max_probability_pct = known(pmax, &d.src);
+                    if let Some(pmax) = p.prob.iter().copied().reduce(f64::max) {
+                        q.ecn.max_probability_pct = known(pmax, &d.src);
+                    }
+                    // the fill levels themselves, in percent as configured
+                    let at = p.src.as_ref().unwrap_or(&d.src);
+                    q.ecn.min_pct = p
+                        .fill
+                        .iter()
+                        .copied()
+                        .reduce(f64::min)
+                        .and_then(|v| known(v, at));
+                    q.ecn.max_pct = p
+                        .fill
+                        .iter()
+                        .copied()
+                        .reduce(f64::max)
+                        .and_then(|v| known(v, at));
                 }
                 // On an ECN queue the drop profile only marks; non-ECT packets are tail-dropped
                 // [V "Configuring CoS WRED Drop Profiles"], and RoCE is ECT.

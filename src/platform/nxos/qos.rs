@@ -11,6 +11,18 @@
 //! running config (no system network-qos policy = nothing pauses). When only interface
 //! sections were read, the globals are unknown and stay unknown.
 //!
+//! The system-defined egress policy `default-8q-out-policy` is not in the running config; what
+//! it does is what `show policy-map interface` prints for a port that runs it: `c-out-8q-q7`
+//! `priority level 1`, `c-out-8q-q1` … `c-out-8q-q6` `bandwidth remaining percent 0` and
+//! `c-out-8q-q-default` `bandwidth remaining percent 100` (output of an N9K on 9.2(2) seen in a
+//! public TAC-style walk-through found with the index, which then copies it with `qos copy
+//! policy-map type queuing default-8q-out-policy prefix …` because a system-defined policy
+//! cannot be edited; Cisco Nexus 9000 Series NX-OS Quality of Service Configuration Guide,
+//! "Configuring Queuing and Scheduling", system-defined policies and `qos copy`,
+//! <https://www.cisco.com/c/en/us/td/docs/switches/datacenter/nexus9000/sw/93x/qos/configuration/guide/b-cisco-nexus-9000-nx-os-quality-of-service-configuration-guide-93x.html>
+//! [R: the guide's wording recalled, the printed policy read]). Other `default-*` queuing
+//! policies (4-queue platforms) are left as "DWRR, unknown weight".
+//!
 //! A `class-map` or `policy-map` written without `type` is a `type qos` one: the Cisco Nexus
 //! 9000 Series NX-OS Quality of Service Configuration Guide ("Using Modular QoS CLI" and
 //! "Configuring Classification", Cisco,
@@ -413,6 +425,13 @@ fn apply_queues(cfg: &Config, active: Active, i: &mut Interface) {
         Active::Policy(pm, sp) => (Some(pm), Some(sp)),
     };
     let sp_src = sp.map(|s| &s.at.src);
+    if pm.is_none()
+        && let Some(sp) = sp
+        && sp.name == DEFAULT_8Q_OUT
+    {
+        default_8q_out_queues(&sp.at.src, i);
+        return;
+    }
     let mut set: Vec<(u8, &PClass)> = Vec::new();
     if let Some(pm) = pm {
         for c in &pm.classes {
@@ -456,6 +475,30 @@ fn apply_queues(cfg: &Config, active: Active, i: &mut Interface) {
             q.ecn.max_bytes = w.max.and_then(|v| known(v, &w.src));
             q.ecn.max_probability_pct = w.prob.and_then(|v| known(v, &w.src));
         }
+    }
+}
+
+/// The system-defined 8-queue egress policy.
+const DEFAULT_8Q_OUT: &str = "default-8q-out-policy";
+
+/// What `default-8q-out-policy` does, as `show policy-map interface` prints it on a port that
+/// runs it: `c-out-8q-q7` `priority level 1`, `c-out-8q-q6` … `c-out-8q-q1` `bandwidth remaining
+/// percent 0`, `c-out-8q-q-default` `bandwidth remaining percent 100`, no WRED/ECN (see the
+/// module doc for where it was read). Recorded as defaults at the `service-policy` line.
+fn default_8q_out_queues(at: &Src, i: &mut Interface) {
+    for q in i.queues.iter_mut() {
+        let strict = q.id == 7;
+        q.scheduler = default_of(if strict { "strict" } else { "dwrr" }.to_string(), Some(at));
+        q.weight_pct = match q.id {
+            7 => None,
+            0 => default_of(100.0, Some(at)),
+            _ => default_of(0.0, Some(at)),
+        };
+        q.ecn.enabled = default_of(false, Some(at));
+        q.ecn.min_bytes = None;
+        q.ecn.max_bytes = None;
+        q.ecn.max_probability_pct = None;
+        q.wred_drop = default_of(false, Some(at));
     }
 }
 

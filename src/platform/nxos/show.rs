@@ -79,6 +79,11 @@ fn show_interface(dev: &mut Device, o: &Output) {
         let Some(ci) = cur else { continue };
         match kind {
             "admin" => dev.interfaces[ci].admin_up = known(p.get(r, "v") == Some("up"), &src),
+            "hw_addr" => {
+                if let Some(m) = p.get(r, "mac").and_then(crate::text::mac) {
+                    dev.interfaces[ci].mac = known(m, &src);
+                }
+            }
             "mtu" => {
                 if let Some(v) = p.num::<u32>(r, "v") {
                     let i = &mut dev.interfaces[ci];

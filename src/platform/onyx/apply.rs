@@ -443,6 +443,8 @@ fn apply_queues(i: &mut Interface, stmts: &QosStmts, g: &Global, fsrc: &Src, sp_
                 if ecn {
                     q.ecn.min_bytes = c.min_bytes.and_then(|b| known(b, &c.src));
                     q.ecn.max_bytes = c.max_bytes.and_then(|b| known(b, &c.src));
+                    q.ecn.min_pct = c.min_pct.and_then(|v| known(v, &c.src));
+                    q.ecn.max_pct = c.max_pct.and_then(|v| known(v, &c.src));
                 }
                 q.wred_drop = known(matches!(mode, Some("red" | "both")), &c.src);
             }

@@ -29,6 +29,9 @@ pub(super) struct CcStmt {
     /// Thresholds in bytes (absolute mode); relative (percent) thresholds are not sizes.
     pub(super) min_bytes: Option<u64>,
     pub(super) max_bytes: Option<u64>,
+    /// Thresholds in percent (relative mode), as configured.
+    pub(super) min_pct: Option<f64>,
+    pub(super) max_pct: Option<f64>,
     pub(super) src: Src,
 }
 
@@ -332,6 +335,8 @@ fn if_stmt(
                 mode: (kind == "if_tc_cc").then(|| get("mode").to_string()),
                 min_bytes: kb(get("min")),
                 max_bytes: kb(get("max")),
+                min_pct: get("min").parse::<f64>().ok().filter(|_| !absolute),
+                max_pct: get("max").parse::<f64>().ok().filter(|_| !absolute),
                 src: src.clone(),
             };
             f.qos.cc.insert(tc, stmt);

@@ -376,6 +376,11 @@ pub(super) fn interfaces_ethernet(dev: &mut Device, o: &Output) {
                     set(&mut i.switchport, known(true, &src));
                 }
             }
+            "hw_addr" => {
+                if let Some(m) = crate::text::mac(get("mac")) {
+                    i.mac = known(m, &src);
+                }
+            }
             _ => {}
         }
     }

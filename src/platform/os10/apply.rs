@@ -10,7 +10,7 @@
 //! trusts 802.1p with `service-class dynamic dot1p`.
 
 use super::read::{At, Cfg, IfCfg, Match, PolicyMap, QosStmts, SvcPolicy};
-use crate::model::{Device, Field, Interface, Src, default_of, derived, known};
+use crate::model::{Device, Field, Interface, Src, default_of, derived, known, val};
 use crate::platform::util;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -160,6 +160,54 @@ fn dot1p_map(cfg: &Cfg, name: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// DSCP → traffic class under an ingress `qos` policy whose classes `set qos-group`: classes are
+/// tried in order, the first that matches decides, `class-default` takes the rest; DSCPs no
+/// such class matches keep `base` (the trust-based map). OS10: "marking takes precedence over
+/// trust-based classification" (Dell SmartFabric OS10 User Guide, Quality of Service, "Ingress
+/// traffic classification", <https://www.dell.com/support/manuals/en-us/smartfabric-os10-emp-partner/smartfabric-os-user-guide-10-5-2/qos>
+/// [R: the sentence as the issue quotes it; page address recalled]). `None` when a class that
+/// sets a qos-group matches on something other than DSCP.
+fn policy_dscp_to_tc(cfg: &Cfg, pm: &PolicyMap, base: &[u8]) -> Option<Vec<u8>> {
+    let mut out = base.to_vec();
+    let mut claimed: BTreeSet<u8> = BTreeSet::new();
+    for c in &pm.classes {
+        let set = c.set_group.as_ref().map(|g| g.v);
+        let dscps: Vec<u8> = if c.name == "class-default" {
+            (0..64u8).collect()
+        } else {
+            let Some(cm) = cfg.class_map("qos", &c.name) else {
+                continue;
+            };
+            if set.is_some() && cm.matches.iter().any(|m| !matches!(m, Match::Dscp(_))) {
+                return None;
+            }
+            cm.matches
+                .iter()
+                .filter_map(|m| match m {
+                    Match::Dscp(l) => Some(l.clone()),
+                    _ => None,
+                })
+                .flatten()
+                .collect()
+        };
+        for d in dscps {
+            if claimed.insert(d)
+                && let Some(g) = set
+                && let Some(slot) = out.get_mut(d as usize)
+            {
+                *slot = g;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The `trust` of a class of an ingress `qos` policy (`class class-trust` / `trust dscp`,
+/// `trust diffserv` or `trust dot1p`): trust-based classification with the default map.
+fn policy_trust(pm: &PolicyMap) -> Option<&At<String>> {
+    pm.classes.iter().find_map(|c| c.trust.as_ref())
 }
 
 /// DSCPs an ingress `qos` policy rewrites: a class with `set dscp N` changes every DSCP it
@@ -412,6 +460,7 @@ fn apply_os10_qos(
             .and_then(|m| known(vec![m.first().copied().unwrap_or(0); 64], &p.src)),
         (None, None) => default_of(vec![0; 64], hdr),
     };
+    apply_policy_classification(cfg, f, lag, sys, holder.is_some(), i);
     i.tc_to_queue = match pick(f, lag, sys, |q| q.qos_map.as_ref()) {
         Some(m) => cfg.tcq_maps.get(&m.v).and_then(|entries| {
             // traffic classes a map does not list keep their default queue [I]
@@ -534,6 +583,38 @@ fn apply_os10_qos(
     }
 
     apply_queues(cfg, policy(f, lag, sys, "queuing", "output"), hdr, i);
+}
+
+/// The ingress `qos` policy in force classifies before (`set qos-group`) or instead of (a
+/// `class-trust` class's `trust`, where no trust map is set) the trust maps.
+fn apply_policy_classification(
+    cfg: &Cfg,
+    f: &IfCfg,
+    lag: Option<&IfCfg>,
+    sys: Option<&QosStmts>,
+    has_trust_map: bool,
+    i: &mut Interface,
+) {
+    let Some(sp) = policy(f, lag, sys, "qos", "input") else {
+        return;
+    };
+    let Some(pm) = cfg.policy_map("qos", &sp.name) else {
+        return;
+    };
+    if !has_trust_map && let Some(t) = policy_trust(pm) {
+        let dscp = t.v == "dscp";
+        i.trust = known(if dscp { "dscp" } else { "pcp" }.to_string(), &t.src);
+        i.dscp_to_tc = if dscp {
+            known(util::dscp_div8(), &t.src)
+        } else {
+            dot1p_map(cfg, "default")
+                .and_then(|m| known(vec![m.first().copied().unwrap_or(0); 64], &t.src))
+        };
+    }
+    if pm.classes.iter().any(|c| c.set_group.is_some()) {
+        let base = val(&i.dscp_to_tc).cloned().unwrap_or_else(|| vec![0; 64]);
+        i.dscp_to_tc = policy_dscp_to_tc(cfg, pm, &base).and_then(|m| known(m, &sp.src));
+    }
 }
 
 /// Egress queues from the queuing policy in force (OS10 schedules queues WDRR unless a class

@@ -144,6 +144,10 @@ pub(super) struct PClass {
     pub(super) priority: Option<Src>,
     pub(super) wred: Option<At<String>>,
     pub(super) set_dscp: Option<At<u8>>,
+    /// `set qos-group N` (a `type qos` class: the traffic class of what it matches).
+    pub(super) set_group: Option<At<u8>>,
+    /// `trust dscp|diffserv|dot1p` in a `type qos` class (`class-trust`): "dscp" or "dot1p".
+    pub(super) trust: Option<At<String>>,
 }
 
 #[derive(Debug)]
@@ -680,12 +684,14 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                         priority: None,
                         wred: None,
                         set_dscp: None,
+                        set_group: None,
+                        trust: None,
                     });
                     here = Ctx::PClass(pi, pm.classes.len() - 1);
                 }
             }
             k @ ("pm_pause" | "pm_pfc_cos" | "pm_bandwidth" | "pm_priority" | "pm_wred"
-            | "pm_set_group" | "pm_set_dscp") => {
+            | "pm_set_group" | "pm_set_dscp" | "pm_trust") => {
                 let Ctx::PClass(pi, ci) = parent else {
                     continue_record(&mut ctx, here);
                     continue;
@@ -733,7 +739,21 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                             c.set_dscp = at(v, &src);
                         }
                     }
-                    // `set qos-group` classifies; the DSCP map this tool reads comes from trust maps.
+                    "pm_set_group" => {
+                        if let Ok(g) = get("group").parse::<u8>()
+                            && g < 8
+                        {
+                            c.set_group = at(g, &src);
+                        }
+                    }
+                    "pm_trust" => {
+                        let kind = if get("kind") == "dot1p" {
+                            "dot1p"
+                        } else {
+                            "dscp"
+                        };
+                        c.trust = at(kind.to_string(), &src);
+                    }
                     _ => {}
                 }
             }

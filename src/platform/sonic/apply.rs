@@ -16,7 +16,8 @@
 //!   `SCHEDULER` keeps the ASIC's default scheduling (unknown).
 //! - A port without a `PFC_WD` entry has no watchdog: `pfcwd start_default` writes these entries
 //!   into CONFIG_DB when it runs, so the running CONFIG_DB shows it [V sonic-utilities
-//!   pfcwd/main.py]. Absent `action` is drop, the CLI's default [V]; absent POLL_INTERVAL is
+//!   pfcwd/main.py]; but where `DEVICE_METADATA.default_pfcwd_status` is `enable`, the ports
+//!   `start_default` would cover get its watchdog as a default (see `StartDefault`). Absent `action` is drop, the CLI's default [V]; absent POLL_INTERVAL is
 //!   left unknown.
 //! - In the traditional buffer model, a lossless PG that CONFIG_DB does not list is created by
 //!   buffermgrd from the port speed and cable length: the profile `pg_lossless_<speed>_<cable>_profile`,
@@ -697,6 +698,7 @@ fn watchdog(dev: &mut Device, db: &Db, qmap: &QosIndex, port_src: &BTreeMap<Stri
     let poll = db
         .entry("PFC_WD", "GLOBAL")
         .and_then(|e| e.num::<f64>("POLL_INTERVAL"));
+    let start_default = StartDefault::new(db, qmap);
     for (name, src) in port_src {
         let Some(i) = dev.interface_mut(name) else {
             continue;
@@ -708,6 +710,11 @@ fn watchdog(dev: &mut Device, db: &Db, qmap: &QosIndex, port_src: &BTreeMap<Stri
         });
         let Some(e) = entry else {
             i.watchdog.enabled = default_of(false, Some(src));
+            if let Some(d) = &start_default
+                && d.ports.contains(name)
+            {
+                d.apply(i);
+            }
             continue;
         };
         let detect = e.num::<f64>("detection_time");
@@ -740,6 +747,69 @@ fn watchdog(dev: &mut Device, db: &Db, qmap: &QosIndex, port_src: &BTreeMap<Stri
         if let Some((p, v)) = poll {
             i.watchdog.poll_ms = known(p, &v.src);
         }
+    }
+}
+
+/// The watchdogs `pfcwd start_default` writes at boot when `DEVICE_METADATA|localhost`
+/// `default_pfcwd_status` is `enable` (sonic-utilities `pfcwd/main.py` `start_default`,
+/// <https://github.com/sonic-net/sonic-utilities/blob/master/pfcwd/main.py> [V]): on the
+/// active ports (keys of `DEVICE_NEIGHBOR`, and ports with `admin_status up` and `role Int`)
+/// that have a `PORT_QOS_MAP` `pfc_enable`, detection and restoration `200 × m` ms, action
+/// `drop`, poll interval `min(200 × m, 1000)` ms, where `m = max(1, (n − 1) / 32 + 1)` for `n`
+/// such ports. A CONFIG_DB read before that ran (or a port it skips) shows no `PFC_WD` entry;
+/// these values are recorded as defaults at the `default_pfcwd_status` field.
+struct StartDefault {
+    ports: BTreeSet<String>,
+    src: Src,
+    timer_ms: f64,
+    poll_ms: f64,
+}
+
+impl StartDefault {
+    fn new(db: &Db, qmap: &QosIndex) -> Option<Self> {
+        let flag = db
+            .entry("DEVICE_METADATA", "localhost")?
+            .get("default_pfcwd_status")?;
+        if !flag.v.eq_ignore_ascii_case("enable") {
+            return None;
+        }
+        let mut active: BTreeSet<String> = db
+            .table("DEVICE_NEIGHBOR")
+            .map(|(k, _)| canonical_ifname(k))
+            .collect();
+        active.extend(
+            db.table("PORT")
+                .filter(|(_, e)| {
+                    e.get("admin_status").is_some_and(|v| v.v == "up")
+                        && e.get("role").is_some_and(|v| v.v == "Int")
+                })
+                .map(|(k, _)| canonical_ifname(k)),
+        );
+        let ports: BTreeSet<String> = active
+            .into_iter()
+            .filter(|p| {
+                qmap.ports
+                    .get(p)
+                    .is_some_and(|q| q.get("pfc_enable").is_some())
+            })
+            .collect();
+        let m = (ports.len().saturating_sub(1) / 32 + 1) as f64;
+        Some(StartDefault {
+            ports,
+            src: flag.src.clone(),
+            timer_ms: 200.0 * m,
+            poll_ms: (200.0 * m).min(1000.0),
+        })
+    }
+
+    fn apply(&self, i: &mut Interface) {
+        let at = Some(&self.src);
+        let w = &mut i.watchdog;
+        w.enabled = default_of(true, at);
+        w.detect_ms = default_of(self.timer_ms, at);
+        w.restore_ms = default_of(self.timer_ms, at);
+        w.poll_ms = default_of(self.poll_ms, at);
+        w.action = default_of("drop".to_string(), at);
     }
 }
 
