@@ -10,8 +10,15 @@
 //!   (`pfc_asym on` widens rx to every priority) [R]. 802.3x link pause has no CONFIG_DB field
 //!   and stays at the SAI default, off [R].
 //! - Without a DSCP map binding every packet lands in TC 0 (trust "port"); unlisted entries of a
-//!   bound map are TC 0 as well; without a TC → queue or PFC-priority map the SAI mapping is the
-//!   identity; without a TC → PG map every TC uses PG 0 [R].
+//!   bound map are TC 0 as well [R]. Without a TC → queue map "all packets to queue 0"; a TC →
+//!   priority group, PFC priority → priority group or PFC priority → queue map that is not bound
+//!   is "no map", with no mapping stated, so the model leaves it (and the PFC priority of each
+//!   TC, which needs all of them) unknown rather than assuming the identity or PG 0 [V SAI
+//!   inc/saiport.h, `SAI_PORT_ATTR_QOS_TC_TO_QUEUE_MAP`: "Default no map i.e All packets to
+//!   queue 0"; `SAI_PORT_ATTR_QOS_TC_TO_PRIORITY_GROUP_MAP`,
+//!   `SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_PRIORITY_GROUP_MAP`,
+//!   `SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_QUEUE_MAP`: "Default no map",
+//!   https://github.com/opencomputeproject/SAI/blob/master/inc/saiport.h].
 //! - A queue without a `WRED_PROFILE` neither marks nor drops early [R]; a queue without a
 //!   `SCHEDULER` keeps the ASIC's default scheduling (unknown).
 //! - A port without a `PFC_WD` entry has no watchdog: `pfcwd start_default` writes these entries
@@ -304,12 +311,14 @@ impl<'a> Binds<'a> {
         bound(self.db, self.qm, self.global, field, table)
     }
 
-    /// One 8-entry map of the port: bound (known), or the SAI default.
+    /// One 8-entry map of the port: bound (known; entries it does not list are `base`'s), or,
+    /// unbound, the SAI default `unbound` (None: SAI states none, so unknown).
     fn map8(
         &self,
         field: &str,
         table: &str,
         base: Vec<u8>,
+        unbound: Option<Vec<u8>>,
         policies: &mut BTreeSet<String>,
     ) -> Field<Vec<u8>> {
         match self.bound(field, table) {
@@ -318,7 +327,7 @@ impl<'a> Binds<'a> {
                 known(num_map(m, base), &b.src)
             }
             Some((_, None)) => None,
-            None => default_of(base, self.anchor),
+            None => unbound.and_then(|v| default_of(v, self.anchor)),
         }
     }
 }
@@ -356,24 +365,28 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
         "tc_to_queue_map",
         "TC_TO_QUEUE_MAP",
         identity.clone(),
+        Some(vec![0; 8]),
         policies,
     );
     let tc_pg = bx.map8(
         "tc_to_pg_map",
         "TC_TO_PRIORITY_GROUP_MAP",
         vec![0; 8],
+        None,
         policies,
     );
     let pfc_pg = bx.map8(
         "pfc_to_pg_map",
         "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
         identity.clone(),
+        None,
         policies,
     );
     let pfc_q = bx.map8(
         "pfc_to_queue_map",
         "MAP_PFC_PRIORITY_TO_QUEUE",
         identity,
+        None,
         policies,
     );
     if let (Some(q), Some(pg), Some(ppg), Some(pq)) = (&tc_q, &tc_pg, &pfc_pg, &pfc_q) {
