@@ -77,11 +77,21 @@ pub fn val<T>(f: &Field<T>) -> Option<&T> {
 
 thread_local! {
     static WITH_SOURCES: Cell<bool> = const { Cell::new(false) };
+    static WITH_MAPS: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Whether values serialize with their sources (inside [`with_sources`]).
-pub fn sources_on() -> bool {
-    WITH_SOURCES.with(|c| c.get())
+/// Whether each port's entry-by-entry QoS maps serialize (inside [`with_maps`]).
+pub fn maps_on() -> bool {
+    WITH_MAPS.with(|c| c.get())
+}
+
+/// Run `f` with each port's `maps` (`maps::QosMaps`) serialized: only the model the user asks
+/// for (`audit --format model`) shows them; rules, goldens and drift read the value vectors.
+pub fn with_maps<R>(f: impl FnOnce() -> R) -> R {
+    let prev = WITH_MAPS.with(|c| c.replace(true));
+    let r = f();
+    WITH_MAPS.with(|c| c.set(prev));
+    r
 }
 
 /// Run `f` with `Sourced` values serializing as `{value, file, line, default}`.

@@ -124,10 +124,7 @@ impl QosMap {
 
     /// The value of entry `k`, if known.
     pub fn get(&self, k: u8) -> Option<u8> {
-        self.entries
-            .iter()
-            .find(|e| e.from == k)
-            .and_then(|e| e.to)
+        self.entries.iter().find(|e| e.from == k).and_then(|e| e.to)
     }
 }
 
@@ -143,10 +140,11 @@ pub struct QosMaps {
 }
 
 impl QosMaps {
-    /// Serialized only in the model with sources (`audit --format model`): rules read the value
-    /// vectors, and 100 entries per port would slow every rule evaluation for nothing.
+    /// Serialized only in the model the user asks for (`audit --format model`, see
+    /// `with_maps`): rules read the value vectors, and 100 entries per port would slow every
+    /// rule evaluation for nothing.
     pub fn hidden(&self) -> bool {
-        !super::sources_on() || *self == QosMaps::default()
+        !super::maps_on() || *self == QosMaps::default()
     }
 }
 
@@ -176,8 +174,7 @@ pub fn complete(i: &mut Interface, notes: &Notes) {
         m.tc_to_pg = QosMap::of_field(&i.tc_to_pg, 8, notes.tc_to_pg);
     }
     if m.tc_to_pfc_priority.is_empty() {
-        m.tc_to_pfc_priority =
-            QosMap::of_field(&i.tc_to_pfc_priority, 8, notes.tc_to_pfc_priority);
+        m.tc_to_pfc_priority = QosMap::of_field(&i.tc_to_pfc_priority, 8, notes.tc_to_pfc_priority);
     }
     if m.pcp_to_tc.is_empty() {
         m.pcp_to_tc = QosMap::unknown(8, notes.pcp_to_tc.unwrap_or(NO_FILE));
@@ -208,7 +205,11 @@ mod tests {
         assert_eq!(m.get(3), Some(0));
         assert_eq!(m.note.as_deref(), Some("all to queue 0"));
         let m = QosMap::of_field(&None, 8, Some("no map"));
-        assert!(m.entries.iter().all(|e| e.how == How::Unknown && e.to.is_none()));
+        assert!(
+            m.entries
+                .iter()
+                .all(|e| e.how == How::Unknown && e.to.is_none())
+        );
         // A vector shorter than the map: the missing entries are unknown, not invented.
         let short = known(vec![1, 2], &src);
         let m = QosMap::of_field(&short, 8, None);
@@ -230,6 +231,12 @@ mod tests {
         assert_eq!(i.maps.pfc_priority_to_queue.get(3), Some(4));
         assert_eq!(i.maps.tc_to_queue.entries.len(), 8);
         assert_eq!(i.maps.dscp_to_tc.entries.len(), 64);
-        assert!(i.maps.pcp_to_tc.entries.iter().all(|e| e.how == How::Unknown));
+        assert!(
+            i.maps
+                .pcp_to_tc
+                .entries
+                .iter()
+                .all(|e| e.how == How::Unknown)
+        );
     }
 }

@@ -84,11 +84,17 @@ fn jvd_fabric_has_no_error_and_no_warning() {
     }
     // Each rule the design used to fail was decided (passed), not left undecided: a pass
     // that reads the JVD's own numbers.
-    for rule in ["DSCP002", "DSCP003", "ECN001", "SCHED001", "SCHED003", "BUF002", "PFC008"] {
+    for rule in [
+        "DSCP002", "DSCP003", "ECN001", "SCHED001", "SCHED003", "BUF002", "PFC008",
+    ] {
         assert!(
             !findings.iter().any(|f| f["rule"] == rule),
             "{rule} did not decide: {:?}",
-            findings.iter().filter(|f| f["rule"] == rule).map(describe).collect::<Vec<_>>()
+            findings
+                .iter()
+                .filter(|f| f["rule"] == rule)
+                .map(describe)
+                .collect::<Vec<_>>()
         );
     }
 }
