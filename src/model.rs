@@ -8,6 +8,7 @@
 //! "could not decide". Serialized with sources (see [`with_sources`]), each value carries its
 //! provenance, which is how findings point at `configs/leaf1.cfg:214`.
 
+pub mod maps;
 pub mod probe;
 
 use serde::{Serialize, Serializer};
@@ -76,6 +77,21 @@ pub fn val<T>(f: &Field<T>) -> Option<&T> {
 
 thread_local! {
     static WITH_SOURCES: Cell<bool> = const { Cell::new(false) };
+    static WITH_MAPS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether each port's entry-by-entry QoS maps serialize (inside [`with_maps`]).
+pub fn maps_on() -> bool {
+    WITH_MAPS.with(|c| c.get())
+}
+
+/// Run `f` with each port's `maps` (`maps::QosMaps`) serialized: only the model the user asks
+/// for (`audit --format model`) shows them; rules, goldens and drift read the value vectors.
+pub fn with_maps<R>(f: impl FnOnce() -> R) -> R {
+    let prev = WITH_MAPS.with(|c| c.replace(true));
+    let r = f();
+    WITH_MAPS.with(|c| c.set(prev));
+    r
 }
 
 /// Run `f` with `Sourced` values serializing as `{value, file, line, default}`.
@@ -256,6 +272,11 @@ pub struct Interface {
     /// 8 entries: traffic class -> PFC priority (the priority paused for this TC).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tc_to_pfc_priority: Field<Vec<u8>>,
+    /// The same maps entry by entry with where each entry comes from, plus PCP → TC and PFC
+    /// priority → queue (`maps::complete` fills what the platform did not); shown only by the
+    /// model with sources (`audit --format model`).
+    #[serde(skip_serializing_if = "maps::QosMaps::hidden")]
+    pub maps: maps::QosMaps,
     /// DSCP values that a policy on this interface rewrites to another value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dscp_rewrites: Field<Vec<u8>>,

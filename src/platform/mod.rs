@@ -11,6 +11,7 @@ pub mod drift;
 pub mod eos;
 pub mod junos;
 pub mod linux;
+pub mod maps;
 pub mod nxos;
 pub mod onyx;
 pub mod os10;
@@ -76,6 +77,7 @@ impl BuildNotes {
 /// Fill `dev` from its outputs with the platform's module.
 pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = build_platform(platform, dev, outs);
+    maps::fill(platform, dev);
     notes.conflicts = conflicts::find(platform, outs);
     notes
 }

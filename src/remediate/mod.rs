@@ -140,6 +140,60 @@ fn device_json(d: &Device, templates: &Templates) -> serde_json::Value {
     v
 }
 
+/// The policy as a fix on one port sees it. A fabric that does not declare `roce_tc` / `cnp_tc`
+/// (-1: the rules then follow RoCE and CNPs through each port's own maps) gets, for its fixes,
+/// the classes the port's maps give: RoCE's class when its PFC priority is lossless, else the
+/// first class whose PFC priority is lossless; the CNPs' class when it is one of their own,
+/// else 6. Without maps, the classes of the common lossless-RoCE design (RoCE 3, CNP 6).
+fn port_policy(
+    policy: &serde_json::Map<String, serde_json::Value>,
+    port: Option<&crate::model::Interface>,
+) -> minijinja::Value {
+    let num = |k: &str| policy.get(k).and_then(|v| v.as_i64());
+    let lossless: Vec<i64> = policy
+        .get("lossless_priorities")
+        .and_then(|v| v.as_array())
+        .map(|a| a.iter().filter_map(|x| x.as_i64()).collect())
+        .unwrap_or_default();
+    let map = |f: Option<&crate::model::Sourced<Vec<u8>>>| -> Vec<i64> {
+        f.map(|s| s.value.iter().map(|v| i64::from(*v)).collect())
+            .unwrap_or_default()
+    };
+    let (to_tc, to_prio) = match port {
+        Some(i) => (
+            map(i.dscp_to_tc.as_ref()),
+            map(i.tc_to_pfc_priority.as_ref()),
+        ),
+        None => (Vec::new(), Vec::new()),
+    };
+    let tc_of = |dscp: Option<i64>| dscp.and_then(|d| to_tc.get(usize::try_from(d).ok()?).copied());
+    let is_lossless = |tc: i64| {
+        usize::try_from(tc)
+            .ok()
+            .and_then(|t| to_prio.get(t))
+            .is_some_and(|prio| lossless.contains(prio))
+    };
+    let roce = match num("roce_tc") {
+        Some(t) if t >= 0 => t,
+        _ => tc_of(num("roce_dscp"))
+            .filter(|t| is_lossless(*t))
+            .or_else(|| (0..to_prio.len() as i64).find(|t| is_lossless(*t)))
+            .unwrap_or(3),
+    };
+    let mut p = policy.clone();
+    if num("roce_tc").is_none_or(|t| t < 0) {
+        p.insert("roce_tc".into(), roce.into());
+    }
+    if num("cnp_tc").is_none_or(|t| t < 0) {
+        let unmarked = tc_of(Some(0));
+        let cnp = tc_of(num("cnp_dscp"))
+            .filter(|t| *t != roce && Some(*t) != unmarked)
+            .unwrap_or(6);
+        p.insert("cnp_tc".into(), cnp.into());
+    }
+    minijinja::Value::from(minijinja::value::Serde(p))
+}
+
 /// The other end of the link `device:interface` is on, if the fabric has one.
 fn link_peer(a: &Audit, device: &str, interface: &str) -> Option<(String, String)> {
     a.fabric.links.iter().find_map(|l| {
@@ -227,7 +281,6 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) 
             None => minijinja::Value::from(()),
         }
     };
-    let policy = minijinja::Value::from(minijinja::value::Serde(&a.fabric.policy));
     // (device, snippet) → step
     let mut steps: BTreeMap<(String, String), Step> = BTreeMap::new();
     let mut withheld = Vec::new();
@@ -278,7 +331,7 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) 
                     .map(|od| minijinja::Value::from(minijinja::value::Serde(device_json(od, templates))))
                     .unwrap_or(minijinja::Value::from(())),
                 d => minijinja::Value::from(minijinja::value::Serde(device_json(d, templates))),
-                policy => policy.clone(),
+                policy => port_policy(&a.fabric.policy, ifname.as_deref().and_then(|n| d.interfaces.iter().find(|i| i.name == n))),
                 config => config_of(d).unwrap_or(minijinja::Value::from(())),
             };
             for fix in fixes {

@@ -87,8 +87,10 @@ pub fn render(audit: &Audit, format: Format, color: bool) -> String {
         Format::Table => table::render(audit, color),
         Format::Json => json::render(audit),
         Format::Model => {
-            crate::model::with_sources(|| serde_json::to_string_pretty(&audit.fabric))
-                .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
+            crate::model::with_maps(|| {
+                crate::model::with_sources(|| serde_json::to_string_pretty(&audit.fabric))
+            })
+            .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
                 + "\n"
         }
         Format::Html | Format::Markdown | Format::Sarif | Format::Junit | Format::Github => {

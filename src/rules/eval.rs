@@ -84,9 +84,16 @@ fn headroom_required(speed_gbps: f64, cable_m: f64, mtu: f64) -> f64 {
     (bits / 8.0).ceil()
 }
 
-/// Every RoCE switch port's ECN setting on the queue of traffic class `tc`, grouped by tier
-/// (role and speed), for consistency checks across devices (ECN008).
-fn roce_queue_settings(devices: Value, tc: usize) -> Result<Value, minijinja::Error> {
+/// Every RoCE switch port's ECN setting on the queue RoCE (DSCP `dscp`) takes on that port,
+/// read through its own maps (`dscp_to_tc`, then `tc_to_queue`), grouped by tier (role and
+/// speed), for consistency checks across devices (ECN008). A port whose maps are unknown is
+/// left out, and so is one where RoCE lands in a class whose PFC priority is not in `lossless`
+/// (DSCP002 reports it; its queue is not the RoCE queue the tier is compared on).
+fn roce_queue_settings(
+    devices: Value,
+    dscp: usize,
+    lossless: Value,
+) -> Result<Value, minijinja::Error> {
     let mut out = Vec::new();
     for d in devices.try_iter()? {
         if !d.get_attr("is_switch")?.is_true() {
@@ -97,12 +104,21 @@ fn roce_queue_settings(devices: Value, tc: usize) -> Result<Value, minijinja::Er
             if !i.get_attr("roce")?.is_true() {
                 continue;
             }
-            let q = i
-                .get_attr("tc_to_queue")
-                .and_then(|m| m.get_item_by_index(tc))
-                .ok()
-                .filter(|v| !v.is_undefined());
-            let Some(q) = q.and_then(|q| q.as_usize()) else {
+            let entry = |map: &str, k: usize| {
+                i.get_attr(map)
+                    .and_then(|m| m.get_item_by_index(k))
+                    .ok()
+                    .filter(|v| !v.is_undefined())
+                    .and_then(|v| v.as_usize())
+            };
+            let tc = entry("dscp_to_tc", dscp);
+            if let Some(p) = tc.and_then(|tc| entry("tc_to_pfc_priority", tc))
+                && !lossless.try_iter()?.any(|l| l.as_usize() == Some(p))
+            {
+                continue;
+            }
+            let q = tc.and_then(|tc| entry("tc_to_queue", tc));
+            let Some(q) = q else {
                 continue;
             };
             let Ok(ecn) = i

@@ -7,12 +7,14 @@
 use std::path::Path;
 use std::process::Command;
 
-const SNAPSHOTS: [&str; 5] = [
+const SNAPSHOTS: [&str; 7] = [
     "demo-fabric",
     "clean-fabric",
     "demo-mixed-fabric",
     "clean-mixed-fabric",
     "scope-single-switch",
+    "jvd-ai-fabric",
+    "demo-jvd-ai-fabric",
 ];
 
 fn findings(snapshot: &Path) -> String {

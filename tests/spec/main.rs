@@ -12,9 +12,11 @@ mod diff; // `diff BEFORE AFTER`
 mod findings_pinned; // the bundled fabrics' findings, byte for byte (refactors change nothing)
 mod golden; // every parser: raw output in, normalized model out
 mod hostile_snapshot; // links, special files, size caps, escapes, line endings (issue 19)
+mod jvd_fabric; // a back-end fabric after Juniper's AI data center JVD and its faulted twin
 mod layering; // one-way layers between top-level modules; tokio/russh only in collect and probe
 mod mixed_fabric; // the mixed-NOS demo fabric and its clean twin
 mod probe_output; // the probe tools' outputs
+mod qos_maps; // every port's QoS maps entry by entry, with provenance (issue 15)
 mod remediation; // snippets fix what they claim (round trip)
 mod remediation_hosts; // Linux host runtime commands
 mod report_formats; // markdown, sarif, junit, github

@@ -587,3 +587,82 @@ fn no_rule_turns_a_missing_input_into_an_error_or_warning() {
     assert!(masked_count > 100, "only {masked_count} fields masked");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// The switch port of Juniper's AI/ML back-end JVD as the model holds it: the traffic class is
+/// the queue of the forwarding class, so RoCE (DSCP 26) is TC 4 on queue 4 with PFC priority 3,
+/// CNPs (DSCP 48) TC 3 on strict queue 3. Traffic class ≠ queue ≠ PFC priority (issue 15).
+fn jvd_port(i: &mut Interface) {
+    let mut map = vec![0u8; 64];
+    map[26] = 4;
+    map[48] = 3;
+    i.dscp_to_tc = k(map);
+    i.tc_to_pfc_priority = k(vec![0, 1, 2, 3, 3, 5, 6, 7]);
+    i.queues[4] = i.queues[3].clone();
+    i.queues[4].id = 4;
+    i.queues[3] = Queue {
+        id: 3,
+        scheduler: k("strict".into()),
+        ecn: Ecn {
+            enabled: k(false),
+            ..Default::default()
+        },
+        wred_drop: k(false),
+        ..Default::default()
+    };
+    i.queues[6].scheduler = k("dwrr".into());
+    i.pgs[4] = i.pgs[3].clone();
+    i.pgs[4].id = 4;
+    i.pgs[3] = PriorityGroup {
+        id: 3,
+        lossless: k(false),
+        ..Default::default()
+    };
+}
+
+#[test]
+fn rules_read_class_queue_pg_and_pfc_priority_through_the_maps() {
+    // Passing: every rule that used to index queue, PG and priority by the policy's TC 3.
+    let mut f = fabric();
+    jvd_port(sw(&mut f));
+    let fs = run(&f);
+    let bad: Vec<_> = fs
+        .iter()
+        .filter(|x| x.severity > Severity::Info || x.undecided())
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+    // Failing, each through its map: the class's PFC priority, the class's queue, the CNP's
+    // queue, the class's PG, and a CNP sharing the RoCE class.
+    let h = expect_fires("DSCP002", |f| {
+        jvd_port(sw(f));
+        sw(f).tc_to_pfc_priority = k(vec![0, 1, 2, 3, 4, 5, 6, 7]);
+    });
+    assert!(h[0].message.contains("PFC priority 4"), "{}", h[0].message);
+    let h = expect_fires("ECN001", |f| {
+        jvd_port(sw(f));
+        sw(f).queues[4].ecn.enabled = k(false);
+    });
+    assert!(h[0].message.contains("queue 4"), "{}", h[0].message);
+    let h = expect_fires("SCHED001", |f| {
+        jvd_port(sw(f));
+        sw(f).queues[3].scheduler = k("dwrr".into());
+    });
+    assert!(h[0].message.contains("queue 3"), "{}", h[0].message);
+    let h = expect_fires("BUF002", |f| {
+        jvd_port(sw(f));
+        sw(f).pgs[4].lossless = k(false);
+    });
+    assert!(h[0].message.contains("group 4"), "{}", h[0].message);
+    expect_fires("DSCP003", |f| {
+        jvd_port(sw(f));
+        let mut m = vec![0u8; 64];
+        m[26] = 4;
+        m[48] = 4;
+        sw(f).dscp_to_tc = k(m);
+    });
+    // A declared class is still enforced: policy roce_tc 3 on a port that puts RoCE in TC 4.
+    let h = expect_fires("DSCP002", |f| {
+        jvd_port(sw(f));
+        f.policy.insert("roce_tc".into(), 3.into());
+    });
+    assert!(h[0].message.contains("RoCE TC 3"), "{}", h[0].message);
+}

@@ -25,6 +25,7 @@
 
 use super::config::{At, Config, Cos, CosIf, IfConf};
 use super::kind_of;
+use crate::model::maps::{MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, derived, known};
 use crate::platform::util::identity8;
 use std::collections::{BTreeMap, BTreeSet};
@@ -502,6 +503,8 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
 /// The forwarding class (and loss priority) a DSCP value is classified to on a port.
 struct Classification {
     fc: Vec<(String, String)>,
+    /// Per DSCP value, the line that classifies it (None: the default or unlisted).
+    at: Vec<Option<Src>>,
     src: Option<Src>,
     /// The port's classifier names a classifier the config does not define.
     undefined: bool,
@@ -516,17 +519,20 @@ fn classify(cos: &Cos, cls: Option<&At<String>>) -> Classification {
     match cls {
         None => Classification {
             fc: default(),
+            at: vec![None; 64],
             src: None,
             undefined: false,
         },
         Some(a) if a.v == "default" => Classification {
             fc: default(),
+            at: vec![None; 64],
             src: Some(a.src.clone()),
             undefined: false,
         },
         Some(a) => match cos.classifiers.get(&("dscp".to_string(), a.v.clone())) {
             None => Classification {
                 fc: Vec::new(),
+                at: Vec::new(),
                 src: Some(a.src.clone()),
                 undefined: true,
             },
@@ -540,18 +546,64 @@ fn classify(cos: &Cos, cls: Option<&At<String>>) -> Classification {
                         .map(|_| ("best-effort".into(), "low".into()))
                         .collect()
                 };
-                for (code, f, lp, _) in &m.entries {
+                let mut at = vec![None; 64];
+                for (code, f, lp, s) in &m.entries {
                     if let Some(slot) = fc.get_mut(*code as usize) {
                         *slot = (f.clone(), lp.clone());
+                        at[*code as usize] = Some(s.clone());
                     }
                 }
                 Classification {
                     fc,
+                    at,
                     src: Some(a.src.clone()),
                     undefined: false,
                 }
             }
         },
+    }
+}
+
+/// DSCP → traffic class (the queue of the forwarding class) entry by entry: the classifier line
+/// that lists the code point, else the default classifier's class (cited at the classifier
+/// binding, or at the port when no classifier is bound).
+fn dscp_entries(m: &[u8], cl: &Classification, dflt: Option<&Src>) -> QosMap {
+    let entries = m
+        .iter()
+        .enumerate()
+        .map(|(d, &tc)| match cl.at.get(d).and_then(|a| a.as_ref()) {
+            Some(s) => MapEntry::config(d as u8, tc, s),
+            None => MapEntry::default(d as u8, tc, cl.src.as_ref().or(dflt)),
+        })
+        .collect();
+    QosMap {
+        entries,
+        note: Some(
+            "the queue of the forwarding class the DSCP classifier gives; code points it does not list: the default classifier (cs6/cs7 network-control, all else best-effort) [V \"Default DSCP and DSCP IPv6 Classifiers\"]".into(),
+        ),
+    }
+}
+
+/// Received PFC priority → the output queue it pauses: the profile's `output ieee-802.1
+/// code-point .. flow-control-queue N` lines, else queues 3 and 4 on priorities 3 and 4
+/// [V "Configure CoS PFC with Congestion Notification Profiles"]; other priorities pause no
+/// queue (unknown entries).
+fn pfc_queue_map(cnp: &super::config::Cnp, at: &Src) -> QosMap {
+    let entries = (0..8u8)
+        .map(|p| match cnp.output.get(&p) {
+            Some(a) => match a.v.first() {
+                Some(&q) => MapEntry::config(p, q, &a.src),
+                None => MapEntry::unknown(p),
+            },
+            None if cnp.output.is_empty() && DEFAULT_OUTPUT_PFC.contains(&p) => {
+                MapEntry::default(p, p, Some(at))
+            }
+            None => MapEntry::unknown(p),
+        })
+        .collect();
+    QosMap {
+        entries,
+        note: Some("congestion-notification profile output stanza (flow-control-queue); without one, priorities 3 and 4 pause queues 3 and 4".into()),
     }
 }
 
@@ -589,6 +641,7 @@ fn port_qos(
         // point.
         (Some(f), None) => Classification {
             fc: (0..64).map(|_| (f.v.clone(), "low".to_string())).collect(),
+            at: vec![Some(f.src.clone()); 64],
             src: Some(f.src.clone()),
             undefined: false,
         },
@@ -596,6 +649,7 @@ fn port_qos(
         // here, so the DSCP map stays unknown.
         (Some(_), Some(_)) => Classification {
             fc: Vec::new(),
+            at: Vec::new(),
             src: None,
             undefined: true,
         },
@@ -607,6 +661,9 @@ fn port_qos(
     let queue_of = |fc: &str| fcs.get(fc).map(|f| f.queue);
     if !cl.undefined {
         let map: Option<Vec<u8>> = cl.fc.iter().map(|(f, _)| queue_of(f)).collect();
+        if let Some(m) = &map {
+            i.maps.dscp_to_tc = dscp_entries(m, &cl, dflt);
+        }
         i.dscp_to_tc = map.and_then(|m| match &cl.src {
             Some(s) => known(m, s),
             None => default_of(m, dflt),
@@ -631,14 +688,21 @@ fn port_qos(
     };
     let mut pfc_prio = identity8();
     let mut pfc_prio_src: Option<Src> = None;
+    let mut prio_entries = Vec::new();
     for q in 0..8u8 {
         let on = classes_on(q);
-        if let Some((_, f)) = on.iter().find(|(_, f)| f.pfc_priority.is_some())
-            && let Some(p) = f.pfc_priority.filter(|p| *p < 8)
-        {
+        let stated = on
+            .iter()
+            .find(|(_, f)| f.pfc_priority.is_some())
+            .and_then(|(_, f)| Some((f.pfc_priority.filter(|p| *p < 8)?, f.src.clone()?)));
+        prio_entries.push(match &stated {
+            Some((p, s)) => MapEntry::config(q, *p, s),
+            None => MapEntry::default(q, q, dflt),
+        });
+        if let Some((p, s)) = stated {
             pfc_prio[q as usize] = p;
             if pfc_prio_src.is_none() {
-                pfc_prio_src = f.src.clone();
+                pfc_prio_src = Some(s);
             }
         }
         let pg = &mut i.pgs[q as usize];
@@ -650,6 +714,12 @@ fn port_qos(
             None => default_of(false, dflt),
         };
     }
+    i.maps.tc_to_pfc_priority = QosMap {
+        entries: prio_entries,
+        note: Some(
+            "the forwarding class's pfc-priority (DSCP-based PFC), else the queue number".into(),
+        ),
+    };
     i.tc_to_pfc_priority = match &pfc_prio_src {
         Some(s) => known(pfc_prio.clone(), s),
         None => default_of(pfc_prio.clone(), dflt),
@@ -766,6 +836,7 @@ fn apply_pfc(
             &src,
         )
     };
+    i.maps.pfc_priority_to_queue = pfc_queue_map(cnp, &r.src);
     // DCBX negotiates PFC with the peer unless disabled or told not to [V Juniper DCBX: PFC
     // autonegotiation is on by default and turns PFC off on a mismatch]: mode auto.
     let covers = |list: &[(String, Src)]| {

@@ -10,8 +10,15 @@
 //!   (`pfc_asym on` widens rx to every priority) [R]. 802.3x link pause has no CONFIG_DB field
 //!   and stays at the SAI default, off [R].
 //! - Without a DSCP map binding every packet lands in TC 0 (trust "port"); unlisted entries of a
-//!   bound map are TC 0 as well; without a TC → queue or PFC-priority map the SAI mapping is the
-//!   identity; without a TC → PG map every TC uses PG 0 [R].
+//!   bound map are TC 0 as well [R]. Without a TC → queue map "all packets to queue 0"; a TC →
+//!   priority group, PFC priority → priority group or PFC priority → queue map that is not bound
+//!   is "no map", with no mapping stated, so the model leaves it (and the PFC priority of each
+//!   TC, which needs all of them) unknown rather than assuming the identity or PG 0 [V SAI
+//!   inc/saiport.h, `SAI_PORT_ATTR_QOS_TC_TO_QUEUE_MAP`: "Default no map i.e All packets to
+//!   queue 0"; `SAI_PORT_ATTR_QOS_TC_TO_PRIORITY_GROUP_MAP`,
+//!   `SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_PRIORITY_GROUP_MAP`,
+//!   `SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_QUEUE_MAP`: "Default no map",
+//!   https://github.com/opencomputeproject/SAI/blob/master/inc/saiport.h].
 //! - A queue without a `WRED_PROFILE` neither marks nor drops early [R]; a queue without a
 //!   `SCHEDULER` keeps the ASIC's default scheduling (unknown).
 //! - A port without a `PFC_WD` entry has no watchdog: `pfcwd start_default` writes these entries
@@ -27,6 +34,7 @@
 use super::db::{Db, Entry, Val, ref_name, split_key};
 use super::show::Ini;
 use super::{canonical_ifname, kind_of};
+use crate::model::maps::{MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, PriorityGroup, Sourced, Src, UndefinedRef};
 use crate::model::{default_of, known};
 use crate::platform::{BuildNotes, util};
@@ -279,6 +287,27 @@ fn bound<'a>(
 }
 
 /// A number → number map over `0..len` from `base`, with the map's entries applied.
+/// A bound map entry by entry: each key it lists at its own line, the others `base`'s value (a
+/// default) at the binding's line.
+fn map_entries(map: &Entry, base: &[u8], bind: &Src) -> QosMap {
+    let mut entries: Vec<MapEntry> = base
+        .iter()
+        .enumerate()
+        .map(|(k, &v)| MapEntry::default(k as u8, v, Some(bind)))
+        .collect();
+    for (k, val) in &map.fields {
+        if let (Ok(i), Ok(x)) = (k.trim().parse::<usize>(), val.v.trim().parse::<u8>())
+            && let Some(slot) = entries.get_mut(i)
+        {
+            *slot = MapEntry::config(i as u8, x, &val.src);
+        }
+    }
+    QosMap {
+        entries,
+        note: None,
+    }
+}
+
 fn num_map(map: &Entry, base: Vec<u8>) -> Vec<u8> {
     let mut v = base;
     for (k, val) in &map.fields {
@@ -305,21 +334,28 @@ impl<'a> Binds<'a> {
         bound(self.db, self.qm, self.global, field, table)
     }
 
-    /// One 8-entry map of the port: bound (known), or the SAI default.
+    /// One 8-entry map of the port: bound (known; entries it does not list are `base`'s), or,
+    /// unbound, the SAI default `unbound` (None: SAI states none, so unknown). With the value,
+    /// the bound map entry by entry (empty when unbound).
     fn map8(
         &self,
         field: &str,
         table: &str,
         base: Vec<u8>,
+        unbound: Option<Vec<u8>>,
         policies: &mut BTreeSet<String>,
-    ) -> Field<Vec<u8>> {
+    ) -> (Field<Vec<u8>>, QosMap) {
         match self.bound(field, table) {
             Some((b, Some((name, m)))) => {
                 policies.insert(format!("{table}|{name}"));
-                known(num_map(m, base), &b.src)
+                let entries = map_entries(m, &base, &b.src);
+                (known(num_map(m, base), &b.src), entries)
             }
-            Some((_, None)) => None,
-            None => default_of(base, self.anchor),
+            Some((_, None)) => (None, QosMap::default()),
+            None => (
+                unbound.and_then(|v| default_of(v, self.anchor)),
+                QosMap::default(),
+            ),
         }
     }
 }
@@ -336,12 +372,14 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
         Some((b, Some((name, m)))) => {
             policies.insert(format!("DSCP_TO_TC_MAP|{name}"));
             i.dscp_to_tc = known(num_map(m, vec![0; 64]), &b.src);
+            i.maps.dscp_to_tc = map_entries(m, &[0; 64], &b.src);
         }
         Some((_, None)) => {}
         None => i.dscp_to_tc = default_of(vec![0; 64], anchor),
     }
-    if let Some((_, (name, _))) = dot1p_map {
+    if let Some((b, (name, m))) = dot1p_map {
         policies.insert(format!("DOT1P_TO_TC_MAP|{name}"));
+        i.maps.pcp_to_tc = map_entries(m, &[0; 8], &b.src);
     }
     i.trust = match (dscp_map, dot1p_map) {
         (Some((b, _)), Some(_)) => known("both".to_string(), &b.src),
@@ -353,28 +391,32 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
             None => default_of("port".to_string(), anchor),
         },
     };
-    let tc_q = bx.map8(
+    let (tc_q, tc_q_map) = bx.map8(
         "tc_to_queue_map",
         "TC_TO_QUEUE_MAP",
         identity.clone(),
+        Some(vec![0; 8]),
         policies,
     );
-    let tc_pg = bx.map8(
+    let (tc_pg, tc_pg_map) = bx.map8(
         "tc_to_pg_map",
         "TC_TO_PRIORITY_GROUP_MAP",
         vec![0; 8],
+        None,
         policies,
     );
-    let pfc_pg = bx.map8(
+    let (pfc_pg, _) = bx.map8(
         "pfc_to_pg_map",
         "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
         identity.clone(),
+        None,
         policies,
     );
-    let pfc_q = bx.map8(
+    let (pfc_q, pfc_q_map) = bx.map8(
         "pfc_to_queue_map",
         "MAP_PFC_PRIORITY_TO_QUEUE",
         identity,
+        None,
         policies,
     );
     if let (Some(q), Some(pg), Some(ppg), Some(pq)) = (&tc_q, &tc_pg, &pfc_pg, &pfc_q) {
@@ -390,6 +432,9 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
     }
     i.tc_to_queue = tc_q;
     i.tc_to_pg = tc_pg;
+    i.maps.tc_to_queue = tc_q_map;
+    i.maps.tc_to_pg = tc_pg_map;
+    i.maps.pfc_priority_to_queue = pfc_q_map;
     // PFC.
     match bx.qm.and_then(|e| e.get("pfc_enable")) {
         Some(v) => {

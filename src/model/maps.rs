@@ -1,0 +1,242 @@
+//! The QoS maps in force on a port, entry by entry, each entry with where it comes from: a line
+//! of a file, a platform default (with the vendor text that states it), a value derived from
+//! other facts, or unknown (no file states it and the platform documents no default: SAI's
+//! "no map").
+//!
+//! Traffic class, egress queue, priority group and PFC priority are different numbers on some
+//! platforms (Juniper's AI/ML JVD: RoCE in forwarding class NO-LOSS on queue 4 with PFC priority
+//! 3), so the model keeps one map per step: DSCP → TC, PCP → TC, TC → queue, TC → PG, TC → PFC
+//! priority and PFC priority → queue. Rules read the value vectors of the interface
+//! (`dscp_to_tc`, `tc_to_queue`, `tc_to_pg`, `tc_to_pfc_priority`); these maps are the same
+//! values with their provenance per entry, shown by `audit --format model`.
+
+use super::{Field, Interface, Src};
+use serde::Serialize;
+
+/// How an entry of a map is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum How {
+    /// A line of a file states it (`at`).
+    Config,
+    /// The platform's default, because no line states it (`at`: the block it applies to).
+    Default,
+    /// Computed from other facts (no single line).
+    Derived,
+    /// Not known.
+    Unknown,
+}
+
+/// One entry: `from` → `to`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MapEntry {
+    pub from: u8,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<u8>,
+    pub how: How,
+    /// `file:line`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+}
+
+impl MapEntry {
+    pub fn config(from: u8, to: u8, src: &Src) -> Self {
+        MapEntry {
+            from,
+            to: Some(to),
+            how: How::Config,
+            at: Some(at(src)),
+        }
+    }
+    pub fn default(from: u8, to: u8, src: Option<&Src>) -> Self {
+        MapEntry {
+            from,
+            to: Some(to),
+            how: How::Default,
+            at: src.map(at),
+        }
+    }
+    pub fn derived(from: u8, to: u8, src: Option<&Src>) -> Self {
+        MapEntry {
+            from,
+            to: Some(to),
+            how: How::Derived,
+            at: src.map(at),
+        }
+    }
+    pub fn unknown(from: u8) -> Self {
+        MapEntry {
+            from,
+            to: None,
+            how: How::Unknown,
+            at: None,
+        }
+    }
+}
+
+fn at(src: &Src) -> String {
+    format!("{}:{}", src.file, src.line)
+}
+
+/// One map of a port: its entries and, for defaults, derived or unknown entries, the platform's
+/// reason (the vendor text that states the default, or why nothing is known).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct QosMap {
+    pub entries: Vec<MapEntry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl QosMap {
+    /// The map of a value vector the platform filled: every entry carries the vector's
+    /// provenance; an unknown vector gives `size` unknown entries.
+    pub fn of_field(f: &Field<Vec<u8>>, size: u8, note: Option<&str>) -> Self {
+        let entries = match f {
+            Some(s) => (0..size)
+                .map(|k| match s.value.get(k as usize) {
+                    None => MapEntry::unknown(k),
+                    Some(&v) if s.default => MapEntry::default(k, v, s.src.as_ref()),
+                    Some(&v) => match &s.src {
+                        Some(src) => MapEntry::config(k, v, src),
+                        None => MapEntry::derived(k, v, None),
+                    },
+                })
+                .collect(),
+            None => (0..size).map(MapEntry::unknown).collect(),
+        };
+        QosMap {
+            entries,
+            note: note.map(str::to_string),
+        }
+    }
+
+    /// `size` unknown entries, with why.
+    pub fn unknown(size: u8, note: &str) -> Self {
+        QosMap {
+            entries: (0..size).map(MapEntry::unknown).collect(),
+            note: Some(note.to_string()),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The value of entry `k`, if known.
+    pub fn get(&self, k: u8) -> Option<u8> {
+        self.entries.iter().find(|e| e.from == k).and_then(|e| e.to)
+    }
+}
+
+/// The maps of a port (see the module doc). Empty maps were not filled by the platform.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct QosMaps {
+    pub dscp_to_tc: QosMap,
+    pub pcp_to_tc: QosMap,
+    pub tc_to_queue: QosMap,
+    pub tc_to_pg: QosMap,
+    pub tc_to_pfc_priority: QosMap,
+    pub pfc_priority_to_queue: QosMap,
+}
+
+impl QosMaps {
+    /// Serialized only in the model the user asks for (`audit --format model`, see
+    /// `with_maps`): rules read the value vectors, and 100 entries per port would slow every
+    /// rule evaluation for nothing.
+    pub fn hidden(&self) -> bool {
+        !super::maps_on() || *self == QosMaps::default()
+    }
+}
+
+/// The reasons a platform gives for the entries it does not state, per map (None: no note).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Notes<'a> {
+    pub dscp_to_tc: Option<&'a str>,
+    pub pcp_to_tc: Option<&'a str>,
+    pub tc_to_queue: Option<&'a str>,
+    pub tc_to_pg: Option<&'a str>,
+    pub tc_to_pfc_priority: Option<&'a str>,
+    pub pfc_priority_to_queue: Option<&'a str>,
+}
+
+/// Fill every map the platform left empty from the interface's value vectors; PCP → TC and PFC
+/// priority → queue, which have no vector, are unknown unless the platform filled them.
+pub fn complete(i: &mut Interface, notes: &Notes) {
+    const NO_FILE: &str = "no file read states it";
+    let m = &mut i.maps;
+    if m.dscp_to_tc.is_empty() {
+        m.dscp_to_tc = QosMap::of_field(&i.dscp_to_tc, 64, notes.dscp_to_tc);
+    }
+    if m.tc_to_queue.is_empty() {
+        m.tc_to_queue = QosMap::of_field(&i.tc_to_queue, 8, notes.tc_to_queue);
+    }
+    if m.tc_to_pg.is_empty() {
+        m.tc_to_pg = QosMap::of_field(&i.tc_to_pg, 8, notes.tc_to_pg);
+    }
+    if m.tc_to_pfc_priority.is_empty() {
+        m.tc_to_pfc_priority = QosMap::of_field(&i.tc_to_pfc_priority, 8, notes.tc_to_pfc_priority);
+    }
+    if m.pcp_to_tc.is_empty() {
+        m.pcp_to_tc = QosMap::unknown(8, notes.pcp_to_tc.unwrap_or(NO_FILE));
+    }
+    if m.pfc_priority_to_queue.is_empty() {
+        m.pfc_priority_to_queue =
+            QosMap::unknown(8, notes.pfc_priority_to_queue.unwrap_or(NO_FILE));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{default_of, known};
+    use std::sync::Arc;
+
+    #[test]
+    fn entries_carry_the_fields_provenance() {
+        let file: Arc<str> = Arc::from("configs/leaf1.conf");
+        let src = Src::new(&file, 12);
+        let f = known(vec![0, 1, 2, 3, 4, 5, 6, 7], &src);
+        let m = QosMap::of_field(&f, 8, None);
+        assert_eq!(m.entries[4], MapEntry::config(4, 4, &src));
+        assert_eq!(m.entries[4].at.as_deref(), Some("configs/leaf1.conf:12"));
+        let d = default_of(vec![0; 8], Some(&src));
+        let m = QosMap::of_field(&d, 8, Some("all to queue 0"));
+        assert_eq!(m.entries[3].how, How::Default);
+        assert_eq!(m.get(3), Some(0));
+        assert_eq!(m.note.as_deref(), Some("all to queue 0"));
+        let m = QosMap::of_field(&None, 8, Some("no map"));
+        assert!(
+            m.entries
+                .iter()
+                .all(|e| e.how == How::Unknown && e.to.is_none())
+        );
+        // A vector shorter than the map: the missing entries are unknown, not invented.
+        let short = known(vec![1, 2], &src);
+        let m = QosMap::of_field(&short, 8, None);
+        assert_eq!(m.get(1), Some(2));
+        assert_eq!(m.entries[5].how, How::Unknown);
+    }
+
+    #[test]
+    fn complete_keeps_what_the_platform_filled() {
+        let file: Arc<str> = Arc::from("c");
+        let src = Src::new(&file, 3);
+        let mut i = Interface::new("et-0/0/0", "ethernet");
+        i.tc_to_queue = known(vec![0; 8], &src);
+        i.maps.pfc_priority_to_queue = QosMap {
+            entries: vec![MapEntry::config(3, 4, &src)],
+            note: None,
+        };
+        complete(&mut i, &Notes::default());
+        assert_eq!(i.maps.pfc_priority_to_queue.get(3), Some(4));
+        assert_eq!(i.maps.tc_to_queue.entries.len(), 8);
+        assert_eq!(i.maps.dscp_to_tc.entries.len(), 64);
+        assert!(
+            i.maps
+                .pcp_to_tc
+                .entries
+                .iter()
+                .all(|e| e.how == How::Unknown)
+        );
+    }
+}

@@ -1,0 +1,192 @@
+//! The QoS maps of every port, entry by entry (issue 15: traffic class, queue, priority group
+//! and PFC priority kept apart), as `audit --format model` shows them: each entry comes from a
+//! line (`file:line`), a platform default, a derivation, or is unknown; SONiC maps that no port
+//! binds are unknown where SAI states no default ("Default no map"), not the identity.
+
+use std::path::{Path, PathBuf};
+
+fn model(dir: &Path) -> serde_json::Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
+        .args(["audit", dir.to_str().unwrap(), "--format", "model"])
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+}
+
+fn port<'a>(v: &'a serde_json::Value, dev: &str, name: &str) -> &'a serde_json::Value {
+    v["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == dev)
+        .and_then(|d| {
+            d["interfaces"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|i| i["name"] == name)
+        })
+        .unwrap_or_else(|| panic!("{dev}:{name} not in the model"))
+}
+
+const MAPS: [(&str, usize); 6] = [
+    ("dscp_to_tc", 64),
+    ("pcp_to_tc", 8),
+    ("tc_to_queue", 8),
+    ("tc_to_pg", 8),
+    ("tc_to_pfc_priority", 8),
+    ("pfc_priority_to_queue", 8),
+];
+
+#[test]
+fn every_switch_port_shows_its_maps_and_where_each_entry_comes_from() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/jvd-ai-fabric");
+    let v = model(&root);
+    let mut ports = 0;
+    for d in v["devices"].as_array().unwrap() {
+        if d["is_switch"] != true {
+            continue;
+        }
+        for i in d["interfaces"].as_array().unwrap() {
+            if i["kind"] != "ethernet" {
+                continue;
+            }
+            ports += 1;
+            for (map, size) in MAPS {
+                let entries = i["maps"][map]["entries"]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{} {} has no {map}", d["name"], i["name"]));
+                assert_eq!(entries.len(), size, "{map}");
+                for e in entries {
+                    let how = e["how"].as_str().unwrap();
+                    assert!(
+                        ["config", "default", "derived", "unknown"].contains(&how),
+                        "{e}"
+                    );
+                    assert_eq!(e["to"].is_null(), how == "unknown", "{e}");
+                    if how == "config" {
+                        // file:line names a line of the snapshot that exists
+                        let at = e["at"].as_str().unwrap();
+                        let (file, line) = at.rsplit_once(':').unwrap();
+                        let text = std::fs::read_to_string(root.join(file)).unwrap();
+                        let n: usize = line.parse().unwrap();
+                        assert!(n >= 1 && n <= text.lines().count(), "{at}");
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(ports, 12);
+    // The JVD's own lines: DSCP 26 by the classifier's code-points line, queue 4's PFC priority
+    // 3 by the forwarding-class line, priority 3 pausing queue 4 by flow-control-queue.
+    let p = port(&v, "leaf1", "et-0/0/0");
+    let line = |map: &str, k: usize| -> String {
+        let at = p["maps"][map]["entries"][k]["at"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let (file, n) = at.rsplit_once(':').unwrap();
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        text.lines()
+            .nth(n.parse::<usize>().unwrap() - 1)
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    assert_eq!(p["maps"]["dscp_to_tc"]["entries"][26]["to"], 4);
+    assert_eq!(
+        line("dscp_to_tc", 26),
+        "loss-priority low code-points 011010;"
+    );
+    assert_eq!(p["maps"]["dscp_to_tc"]["entries"][48]["to"], 3);
+    assert_eq!(p["maps"]["tc_to_pfc_priority"]["entries"][4]["to"], 3);
+    assert_eq!(
+        line("tc_to_pfc_priority", 4),
+        "class NO-LOSS queue-num 4 no-loss pfc-priority 3;"
+    );
+    assert_eq!(p["maps"]["pfc_priority_to_queue"]["entries"][3]["to"], 4);
+    assert_eq!(line("pfc_priority_to_queue", 3), "flow-control-queue 4;");
+    assert_eq!(p["maps"]["dscp_to_tc"]["entries"][0]["how"], "default");
+    assert_eq!(p["maps"]["tc_to_queue"]["entries"][4]["how"], "derived");
+}
+
+/// A SONiC switch whose port binds only a DSCP → TC map.
+fn sonic_snapshot(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir.join("configs")).unwrap();
+    std::fs::write(
+        dir.join("fabric.toml"),
+        "[[device]]\nname = \"leaf1\"\nplatform = \"sonic\"\nrole = \"leaf\"\n",
+    )
+    .unwrap();
+    // The shape of a CONFIG_DB written by sonic-cfggen (fixtures/sonic/config-db-json).
+    let db = r#"{
+    "PORT": {
+        "Ethernet0": {
+            "admin_status": "up",
+            "mtu": "9100",
+            "speed": "100000"
+        }
+    },
+    "DSCP_TO_TC_MAP": {
+        "ROCE": {
+            "26": "3",
+            "48": "6"
+        }
+    },
+    "PORT_QOS_MAP": {
+        "Ethernet0": {
+            "dscp_to_tc_map": "ROCE",
+            "pfc_enable": "3"
+        }
+    }
+}
+"#;
+    std::fs::write(dir.join("configs/leaf1.json"), db).unwrap();
+    dir.to_path_buf()
+}
+
+#[test]
+fn sonic_port_without_tc_pg_and_pfc_maps_is_unknown_not_identity() {
+    let tmp = std::env::temp_dir().join(format!("fa-qosmaps-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let v = model(&sonic_snapshot(&tmp));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let p = port(&v, "leaf1", "Ethernet0");
+    assert_eq!(p["dscp_to_tc"]["value"][26], 3);
+    // No TC → PG, PFC priority → PG / → queue map bound: SAI states no mapping.
+    assert!(p.get("tc_to_pg").is_none(), "{}", p["tc_to_pg"]);
+    assert!(
+        p.get("tc_to_pfc_priority").is_none(),
+        "{}",
+        p["tc_to_pfc_priority"]
+    );
+    for map in ["tc_to_pg", "tc_to_pfc_priority", "pfc_priority_to_queue"] {
+        let m = &p["maps"][map];
+        assert!(
+            m["entries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|e| e["how"] == "unknown"),
+            "{map}: {m}"
+        );
+        assert!(
+            m["note"].as_str().unwrap().contains("Default no map"),
+            "{m}"
+        );
+    }
+    // No TC → queue map bound: "All packets to queue 0", a default, not the identity.
+    assert_eq!(
+        p["tc_to_queue"]["value"],
+        serde_json::json!([0, 0, 0, 0, 0, 0, 0, 0])
+    );
+    assert_eq!(p["tc_to_queue"]["default"], true);
+    assert_eq!(p["maps"]["tc_to_queue"]["entries"][3]["how"], "default");
+    assert!(
+        p["maps"]["tc_to_queue"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("All packets to queue 0")
+    );
+}
