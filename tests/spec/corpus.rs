@@ -139,7 +139,10 @@ fn read_reviewed() -> BTreeMap<String, String> {
     };
     for f in rd.flatten() {
         let text = std::fs::read_to_string(f.path()).unwrap_or_default();
-        for l in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+        for l in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+        {
             if let Some((key, reason)) = l.rsplit_once('\t') {
                 out.insert(key.to_string(), reason.to_string());
             }
