@@ -287,3 +287,37 @@ fn corpus_parses_truthfully() {
         diffs.join("\n")
     );
 }
+
+/// Every corpus file that is a form of a configuration (its command has `config = true`), put
+/// in `configs/` without a platform, is detected as the platform whose folder holds it: SONiC
+/// QoS/buffer fragments rendered by sonic-cfggen, AVD-generated EOS configs, long Junos set
+/// files, NVUE recordings (issue 14, "What was seen" 4).
+#[test]
+fn corpus_configs_are_detected_as_their_platform() {
+    let Some(root) = corpus_root() else {
+        eprintln!("FABRIC_AUDIT_CORPUS not set: corpus test skipped");
+        return;
+    };
+    let parsers = fabric_audit::load_parsers(None).unwrap();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for (plat, cid, path) in files(&root) {
+        let is_config = parsers
+            .platform(&plat)
+            .and_then(|p| p.command_by_id(&cid))
+            .is_some_and(|c| c.config);
+        if !is_config {
+            continue;
+        }
+        seen += 1;
+        let Ok(text) = fabric_audit::parser::decode(std::fs::read(&path).unwrap()) else {
+            continue;
+        };
+        match parsers.detect(&text) {
+            Ok((got, _)) if got == plat => {}
+            other => wrong.push(format!("{}: {other:?}", path.display())),
+        }
+    }
+    assert!(seen >= 25, "only {seen} config files in the corpus");
+    assert!(wrong.is_empty(), "detected wrongly:\n{}", wrong.join("\n"));
+}
