@@ -11,6 +11,7 @@ pub mod allow;
 pub mod configdb;
 pub mod json;
 pub mod spec;
+pub mod yaml;
 
 use crate::model::{ParseStatus, Unrecognized};
 use regex::{Regex, RegexBuilder};
@@ -66,6 +67,9 @@ pub enum Format {
     /// `JsonLines` for a SONiC CONFIG_DB document in any of its layouts, normalized to
     /// TABLE → key → field first (`configdb::normalize`), every value as a string.
     ConfigDb,
+    /// YAML (or JSON) read as structure (`yaml::parse_json_or_yaml`), presented to the record
+    /// patterns as canonical block YAML (`yaml::render`), at each key's source line.
+    YamlLines,
 }
 
 #[derive(Debug)]
@@ -838,11 +842,12 @@ impl Command {
             "json" => Format::Json,
             "json-lines" => Format::JsonLines,
             "config-db" => Format::ConfigDb,
+            "yaml-lines" => Format::YamlLines,
             other => {
                 err_at(
                     errors,
                     format!(
-                        "command {:?}: format {other:?}, expected lines, json, json-lines or config-db",
+                        "command {:?}: format {other:?}, expected lines, json, json-lines, config-db or yaml-lines",
                         c.cmd
                     ),
                 );
@@ -1025,8 +1030,12 @@ impl Command {
             out.error = Some(e);
             return out;
         }
+        // The command echoed above its output (a session copied from a terminal): ignored.
+        let echo = echo_line(text, &self.cmd);
+        let unechoed = echo.as_ref().map(|(_, r)| blank_range(text, r.clone()));
+        let doc_text = unechoed.as_deref().unwrap_or(text);
         if self.format == Format::Json {
-            match serde_json::from_str::<serde_json::Value>(text) {
+            match serde_json::from_str::<serde_json::Value>(doc_text) {
                 Ok(v) => out.json = Some(v),
                 Err(e) => {
                     out.status = ParseStatus::Failed;
@@ -1043,16 +1052,26 @@ impl Command {
         // each canonical line (1-based) to its source line.
         let mut src_lines: Option<Vec<u32>> = None;
         let mut json_error = None;
-        if matches!(self.format, Format::JsonLines | Format::ConfigDb) {
-            let doc = json::parse(text);
+        if matches!(
+            self.format,
+            Format::JsonLines | Format::ConfigDb | Format::YamlLines
+        ) {
+            let doc = match self.format {
+                Format::YamlLines => yaml::parse_json_or_yaml(doc_text),
+                _ => json::parse(doc_text),
+            };
             let as_strings = self.format == Format::ConfigDb;
             let root = match (self.format, doc.root) {
                 (Format::ConfigDb, Some(r)) => Some(configdb::normalize(r)),
                 (_, r) => r,
             };
+            let render = |r: &json::Node| match self.format {
+                Format::YamlLines => yaml::render(r),
+                _ => json::render(r, as_strings),
+            };
             let mut canon = String::new();
             let mut map = vec![0u32];
-            for l in root.iter().flat_map(|r| json::render(r, as_strings)) {
+            for l in root.iter().flat_map(render) {
                 for _ in 0..l.depth {
                     canon.push_str("  ");
                 }
@@ -1092,7 +1111,7 @@ impl Command {
                     json: None,
                     canonical: None,
                 };
-                self.parse_lines(&canon, &mut sub, &mut scratch);
+                self.parse_lines(&canon, &mut sub, &mut scratch, 0);
                 let map = src_lines.unwrap_or_default();
                 let at = |l: u32| map.get(l as usize).copied().unwrap_or(l);
                 out.records = sub.records;
@@ -1106,7 +1125,10 @@ impl Command {
                 }
                 out.canonical = Some(canon);
             }
-            None => self.parse_lines(text, &mut out, &mut scratch),
+            None => {
+                let skip = echo.as_ref().map_or(0, |(line, _)| *line);
+                self.parse_lines(text, &mut out, &mut scratch, skip)
+            }
         }
         SCRATCH.with(|m| {
             let mut m = m.borrow_mut();
@@ -1119,10 +1141,11 @@ impl Command {
         if let Some(e) = json_error {
             // The document stops here (cut off, or not JSON from here on): what came before
             // was read; the reason is listed at its line.
-            let what = if e.truncated {
-                "JSON ends early"
-            } else {
-                "invalid JSON"
+            let what = match (self.format, e.truncated) {
+                (Format::YamlLines, true) => "the document ends early",
+                (Format::YamlLines, false) => "invalid YAML",
+                (_, true) => "JSON ends early",
+                (_, false) => "invalid JSON",
             };
             out.unrecognized.push(Unrecognized {
                 line: e.line,
@@ -1154,7 +1177,14 @@ impl Command {
         out
     }
 
-    fn parse_lines<'t>(&'t self, text: &'t str, out: &mut Parsed<'t>, scratch: &mut Scratch) {
+    /// Read `text` line by line into records; line `skip` (1-based; 0 = none) is ignored.
+    fn parse_lines<'t>(
+        &'t self,
+        text: &'t str,
+        out: &mut Parsed<'t>,
+        scratch: &mut Scratch,
+        skip: u32,
+    ) {
         #[derive(Clone, Copy)]
         enum Ctx {
             Rec(u32),
@@ -1179,6 +1209,9 @@ impl Command {
             let mut raw = &text[line_start..end];
             if let Some(r) = raw.strip_suffix('\r') {
                 raw = r;
+            }
+            if lineno == skip {
+                continue;
             }
             if let Some(re) = &until {
                 if re.is_match(raw) {
@@ -1444,6 +1477,51 @@ pub fn decode(bytes: Vec<u8>) -> Result<String, String> {
     })
 }
 
+/// The first non-blank line of `text` when it is the command echoed, as a terminal session
+/// copied with its output shows it: optional indentation, an optional prompt ending in `#`,
+/// `>`, `$` or `%` (`leaf1#`, `cumulus@sw:~$`, `[admin@h ~]$`), optional `sudo`, then the
+/// command (up to its first `{placeholder}`), followed by the end of the line, a space (its
+/// arguments) or `|` (a filter). Its 1-based line number and byte range.
+fn echo_line(text: &str, cmd: &str) -> Option<(u32, std::ops::Range<usize>)> {
+    let head = cmd.split('{').next().unwrap_or("").trim();
+    if head.is_empty() {
+        return None;
+    }
+    let mut start = 0usize;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let end = start + raw.len();
+        let line = raw.trim();
+        if line.is_empty() {
+            start = end;
+            continue;
+        }
+        let at = line.find(head)?;
+        let prompt = line[..at].trim_end();
+        let prompt_ok = prompt.is_empty()
+            || (prompt.len() <= 80 && prompt.ends_with(['#', '>', '$', '%']))
+            || prompt
+                .strip_suffix("sudo")
+                .is_some_and(|p| p.trim_end().ends_with(['#', '>', '$', '%']));
+        let rest = &line[at + head.len()..];
+        let tail_ok = rest.is_empty() || rest.starts_with([' ', '|']);
+        return (prompt_ok && tail_ok).then(|| (i as u32 + 1, start..end));
+    }
+    None
+}
+
+/// `text` with the bytes of `r` turned into spaces (line ends kept, so lines keep their numbers).
+fn blank_range(text: &str, r: std::ops::Range<usize>) -> String {
+    let mut out = String::with_capacity(text.len());
+    out.push_str(&text[..r.start]);
+    out.extend(
+        text[r.clone()]
+            .chars()
+            .map(|c| if c == '\n' || c == '\r' { c } else { ' ' }),
+    );
+    out.push_str(&text[r.end..]);
+    out
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct Record {
     kind: u16,
@@ -1514,6 +1592,41 @@ impl<'t> Parsed<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn echoed_commands_are_found_with_or_without_a_prompt() {
+        let cmd = "show interface priority-flow-control";
+        let at = |t: &str| echo_line(t, cmd).map(|(l, _)| l);
+        assert_eq!(at("show interface priority-flow-control\nx\n"), Some(1));
+        assert_eq!(
+            at("\n  leaf1# show interface priority-flow-control\nx"),
+            Some(2)
+        );
+        assert_eq!(
+            at("leaf1#show interface priority-flow-control | no-more\n"),
+            Some(1)
+        );
+        assert_eq!(
+            at("admin@sw:~$ sudo show interface priority-flow-control\n"),
+            Some(1)
+        );
+        // not an echo: other text first, another command, a longer word, no prompt character
+        assert_eq!(
+            at("Port Mode\nshow interface priority-flow-control\n"),
+            None
+        );
+        assert_eq!(at("show interface\n"), None);
+        assert_eq!(at("show interface priority-flow-controls\n"), None);
+        assert_eq!(at("Note: show interface priority-flow-control\n"), None);
+        // placeholders: the command up to its first argument
+        assert_eq!(
+            echo_line("$ ethtool eth2\n", "ethtool {if}").map(|(l, _)| l),
+            Some(1)
+        );
+        let t = "sw# show x\r\nrest\n";
+        let (_, r) = echo_line(t, "show x").unwrap();
+        assert_eq!(blank_range(t, r), "          \r\nrest\n");
+    }
 
     #[test]
     fn every_embedded_pattern_compiles() {

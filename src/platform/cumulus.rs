@@ -47,15 +47,8 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             match id {
                 "traffic-conf" => legacy::traffic_conf(o, oi, &mut cfg),
                 "nclu-commands" => legacy::nclu(o, &mut cfg),
-                "nv-config-show" => nvue::read(&tree::from_records(o), o, &mut cfg),
-                _ => {
-                    // the engine has checked it is JSON; read it again with line numbers
-                    if o.parsed.json.is_some()
-                        && let Some(t) = tree::from_json(o.parsed.text())
-                    {
-                        nvue::read(&t, o, &mut cfg);
-                    }
-                }
+                // both forms parsed as structure by the engine (format `yaml-lines`)
+                _ => nvue::read(&tree::from_records(o), o, &mut cfg),
             }
         }
     }
@@ -76,6 +69,12 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
                     },
                 ));
             }
+        }
+    }
+    // Lines read but not understood (an interface list that cannot be expanded).
+    for (src, why) in &cfg.unread {
+        if let Some(oi) = outs.iter().position(|o| o.file == src.file) {
+            notes.not_read(outs, oi, src.line, why);
         }
     }
     for (oi, kind, name, line) in &cfg.refs {

@@ -15,6 +15,7 @@ mod hostile_snapshot; // links, special files, size caps, escapes, line endings 
 mod jvd_fabric; // a back-end fabric after Juniper's AI data center JVD and its faulted twin
 mod layering; // one-way layers between top-level modules; tokio/russh only in collect and probe
 mod mixed_fabric; // the mixed-NOS demo fabric and its clean twin
+mod nvue_structure; // NVUE YAML and JSON read as structure, any layout
 mod probe_output; // the probe tools' outputs
 mod qos_maps; // every port's QoS maps entry by entry, with provenance (issue 15)
 mod remediation; // snippets fix what they claim (round trip)

@@ -157,6 +157,8 @@ pub(super) struct Cfg {
     pub(super) ifaces: Vec<IfCfg>,
     /// References to profiles the config never defines: (output index, family, name, line).
     pub(super) refs: Vec<(usize, &'static str, String, u32)>,
+    /// Lines read but not understood (an interface range that cannot be expanded): where, why.
+    pub(super) unread: Vec<(Src, String)>,
 }
 
 impl Cfg {
@@ -293,22 +295,31 @@ pub(super) fn trust_of(s: &str) -> Option<&'static str> {
 
 /// Expand an interface list as NVUE, NCLU and traffic.conf write it: `swp1-4`, `swp1-swp32`,
 /// `swp1-18,swp31-32`, `swp50s0-swp50s3`, `[swp1,swp3]`. A part that is not a range is kept as
-/// written. `None` for a range too large to be real (over 4096 ports).
-pub(super) fn expand_ports(spec: &str) -> Option<Vec<String>> {
+/// written (`vlan10-v0`, `peerlink.4094`). `Err` names a part no port name can come from: a
+/// range that runs backwards or over 4096 ports, or a part with no interface prefix
+/// (`31-32`, a number alone): the caller reports its line as not read.
+pub(super) fn expand_ports(spec: &str) -> Result<Vec<String>, String> {
     let s = spec.trim().trim_start_matches('[').trim_end_matches(']');
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        if part.starts_with(|c: char| c.is_ascii_digit()) {
+            return Err(format!(
+                "interface list part `{part}` has no interface name prefix"
+            ));
+        }
         match range_of(part) {
             Some((prefix, a, b)) => {
                 if b < a || b - a > 4096 {
-                    return None;
+                    return Err(format!(
+                        "interface range `{part}` runs backwards or over 4096 ports"
+                    ));
                 }
                 out.extend((a..=b).map(|n| format!("{prefix}{n}")));
             }
             None => out.push(part.to_string()),
         }
     }
-    Some(out)
+    Ok(out)
 }
 
 /// `swp1-4` / `swp1-swp4` / `swp50s0-3` → (prefix, first, last).
@@ -368,7 +379,7 @@ mod tests {
     fn port_lists() {
         assert_eq!(
             expand_ports("swp1-3,swp6"),
-            Some(vec![
+            Ok(vec![
                 "swp1".into(),
                 "swp2".into(),
                 "swp3".into(),
@@ -377,18 +388,20 @@ mod tests {
         );
         assert_eq!(
             expand_ports("swp31-swp32"),
-            Some(vec!["swp31".into(), "swp32".into()])
+            Ok(vec!["swp31".into(), "swp32".into()])
         );
         assert_eq!(
             expand_ports("swp50s0-swp50s1"),
-            Some(vec!["swp50s0".into(), "swp50s1".into()])
+            Ok(vec!["swp50s0".into(), "swp50s1".into()])
         );
         assert_eq!(
             expand_ports("[swp1,peerlink.4094]"),
-            Some(vec!["swp1".into(), "peerlink.4094".into()])
+            Ok(vec!["swp1".into(), "peerlink.4094".into()])
         );
-        assert_eq!(expand_ports("swp1-swp99999"), None);
-        assert_eq!(expand_ports("vlan10-v0"), Some(vec!["vlan10-v0".into()]));
+        assert_eq!(expand_ports("swp1-swp99999").map_err(|_| ()), Err(()));
+        assert!(expand_ports("swp9-2").is_err());
+        assert!(expand_ports("swp1-18,31-32").is_err());
+        assert_eq!(expand_ports("vlan10-v0"), Ok(vec!["vlan10-v0".into()]));
     }
 
     #[test]

@@ -335,7 +335,7 @@ fn port_group(cfg: &mut Cfg, feat: &str, g: &str, lines: &GroupLines, lsrc: &Src
         }
         "pfc_watchdog" => {
             if let Some((_, v, s)) = port_set {
-                for port in ports_of(v) {
+                for port in ports_of(v, s, &mut cfg.unread) {
                     cfg.iface(&port, s, true).watchdog = at(true, s);
                 }
             }
@@ -345,7 +345,7 @@ fn port_group(cfg: &mut Cfg, feat: &str, g: &str, lines: &GroupLines, lsrc: &Src
     };
     // The group's ports use its profile.
     if let (Some(family), Some((_, v, s)), false) = (family, port_set, all) {
-        for port in ports_of(v) {
+        for port in ports_of(v, s, &mut cfg.unread) {
             cfg.iface(&port, s, true).profiles.insert(
                 family,
                 At {
@@ -357,12 +357,15 @@ fn port_group(cfg: &mut Cfg, feat: &str, g: &str, lines: &GroupLines, lsrc: &Src
     }
 }
 
-fn ports_of(v: &str) -> Vec<String> {
-    expand_ports(v)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|p| super::canonical_ifname(&p))
-        .collect()
+/// The ports of a list; a list that cannot be expanded is recorded as not read at `src`.
+fn ports_of(v: &str, src: &Src, unread: &mut Vec<(Src, String)>) -> Vec<String> {
+    match expand_ports(v) {
+        Ok(ps) => ps.iter().map(|p| super::canonical_ifname(p)).collect(),
+        Err(why) => {
+            unread.push((src.clone(), why));
+            Vec::new()
+        }
+    }
 }
 
 /// ECN/RED group lines: the queues (cos_list / egress_queue_list) take the group's settings.
@@ -423,7 +426,8 @@ pub(super) fn nclu(o: &Output, cfg: &mut Cfg) {
     for r in &p.records {
         let src = o.src(r.line);
         let get = |n: &str| p.get(r, n).unwrap_or("").trim();
-        let names = || ports_of(get("ifs"));
+        let ports = ports_of(get("ifs"), &src, &mut cfg.unread);
+        let names = || ports.clone();
         match p.kind(r) {
             "hostname" => cfg.hostname = at(get("name").to_string(), &src),
             "mtu" => {

@@ -57,8 +57,15 @@ pub(super) fn read(t: &Tree, o: &Output, cfg: &mut Cfg) {
 
 fn interface(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
     let n = t.node(id);
-    let names = expand_ports(&n.key).unwrap_or_else(|| vec![n.key.clone()]);
     let isrc = o.src(n.line);
+    let names = match expand_ports(&n.key) {
+        Ok(names) => names,
+        Err(why) => {
+            cfg.unread.push((isrc, why));
+            return;
+        }
+    };
+    let mut unread: Vec<(crate::model::Src, String)> = Vec::new();
     for name in names {
         let name = super::canonical_ifname(&name);
         let ic = cfg.iface(&name, &isrc, false);
@@ -98,7 +105,11 @@ fn interface(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
                 "bond" => {
                     if let Some(m) = t.child(kid, "member") {
                         for (_, mem) in t.kids(m) {
-                            for x in expand_ports(&mem.key).unwrap_or_default() {
+                            let xs = expand_ports(&mem.key).unwrap_or_else(|why| {
+                                unread.push((o.src(mem.line), why));
+                                Vec::new()
+                            });
+                            for x in xs {
                                 let x = super::canonical_ifname(&x);
                                 if !ic.members.contains(&x) {
                                     ic.members.push(x);
@@ -144,6 +155,11 @@ fn interface(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
                 }
                 _ => {}
             }
+        }
+    }
+    for u in unread {
+        if !cfg.unread.contains(&u) {
+            cfg.unread.push(u);
         }
     }
 }
