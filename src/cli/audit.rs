@@ -37,6 +37,10 @@ pub struct AuditArgs {
     pub waivers: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorChoice,
+    /// List every finding of every group, info findings, and every check that could not be
+    /// decided (the terminal report lists one row per cause, errors and warnings).
+    #[arg(long, short)]
+    pub verbose: bool,
     /// With --inventory: after collecting, run probes between the hosts (see `probe`) and
     /// audit their results with the snapshot (written to SNAPSHOT/probes.json).
     #[arg(long, requires = "inventory")]
@@ -57,6 +61,7 @@ pub fn run(a: AuditArgs) -> Result<ExitStatus> {
         parsers,
         waivers,
         color,
+        verbose,
         probe,
         probe_args,
     } = a;
@@ -111,7 +116,14 @@ pub fn run(a: AuditArgs) -> Result<ExitStatus> {
         },
     )?;
     let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
-    let text = report::render_review(&r, format, use_color(color, output.is_some()));
+    let view = report::terminal::View {
+        color: use_color(color, output.is_some()),
+        width: report::width::detect(output.is_some()),
+        verbose,
+        show_info: false,
+        snapshot: Some(snapshot.display().to_string()),
+    };
+    let text = report::render_review_view(&r, format, &view);
     emit(&text, output.as_ref())?;
     Ok(status_for(&a.findings, fail_on))
 }

@@ -1,6 +1,8 @@
 //! Report formats: one closed enum, one small renderer each.
 
+pub mod coverage;
 pub mod github;
+pub mod groups;
 pub mod html;
 mod html_svg;
 pub mod json;
@@ -8,6 +10,8 @@ pub mod junit;
 pub mod markdown;
 pub mod sarif;
 pub mod table;
+pub mod terminal;
+pub mod width;
 
 use crate::audit::Audit;
 use std::borrow::Cow;
@@ -67,6 +71,20 @@ pub enum Format {
 
 /// Render a review (a plain audit, a diff, a git review) in any format.
 pub fn render_review(r: &crate::review::Review, format: Format, color: bool) -> String {
+    let view = terminal::View {
+        color,
+        width: width::detect(false),
+        ..terminal::View::plain()
+    };
+    render_review_view(r, format, &view)
+}
+
+/// [`render_review`] with the terminal layout given.
+pub fn render_review_view(
+    r: &crate::review::Review,
+    format: Format,
+    view: &terminal::View,
+) -> String {
     match format {
         Format::Table if r.is_change() => crate::review::diff::text(r),
         Format::Json if r.is_change() => crate::review::diff::json(r),
@@ -75,13 +93,23 @@ pub fn render_review(r: &crate::review::Review, format: Format, color: bool) -> 
         Format::Sarif => sarif::render(r),
         Format::Junit => junit::render(r),
         Format::Github => github::render(r),
-        Format::Table | Format::Json | Format::Model => render(r.audit, format, color),
+        Format::Table | Format::Json | Format::Model => render_view(r.audit, format, view),
     }
 }
 
 pub fn render(audit: &Audit, format: Format, color: bool) -> String {
+    let view = terminal::View {
+        color,
+        width: width::detect(false),
+        ..terminal::View::plain()
+    };
+    render_view(audit, format, &view)
+}
+
+/// [`render`] with the terminal layout given (width, verbosity, the snapshot's name).
+pub fn render_view(audit: &Audit, format: Format, view: &terminal::View) -> String {
     match format {
-        Format::Table => table::render(audit, color),
+        Format::Table => terminal::render(audit, view),
         Format::Json => json::render(audit),
         Format::Model => {
             crate::model::with_sources(|| serde_json::to_string_pretty(&audit.fabric))
@@ -89,10 +117,10 @@ pub fn render(audit: &Audit, format: Format, color: bool) -> String {
                 + "\n"
         }
         Format::Html | Format::Markdown | Format::Sarif | Format::Junit | Format::Github => {
-            render_review(
+            render_review_view(
                 &crate::review::Review::of_audit(audit, "snapshot"),
                 format,
-                color,
+                view,
             )
         }
     }

@@ -22,3 +22,4 @@ mod robustness; // nothing panics on garbage
 mod rule_engine; // rules on hand-built models
 mod rule_fixtures; // every rule on real snapshot files (fixtures/rules)
 mod sonic_layouts; // every SONiC CONFIG_DB layout gives the same model
+mod terminal_output; // issue 17: fits the terminal, worst first, one row per cause
