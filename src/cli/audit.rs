@@ -37,10 +37,8 @@ pub struct AuditArgs {
     pub waivers: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorChoice,
-    /// List every finding of every group, info findings, and every check that could not be
-    /// decided (the terminal report lists one row per cause, errors and warnings).
-    #[arg(long, short)]
-    pub verbose: bool,
+    #[command(flatten)]
+    pub view: super::view::ViewArgs,
     /// With --inventory: after collecting, run probes between the hosts (see `probe`) and
     /// audit their results with the snapshot (written to SNAPSHOT/probes.json).
     #[arg(long, requires = "inventory")]
@@ -61,10 +59,11 @@ pub fn run(a: AuditArgs) -> Result<ExitStatus> {
         parsers,
         waivers,
         color,
-        verbose,
+        view: view_args,
         probe,
         probe_args,
     } = a;
+    view_args.check_format(format)?;
     let inventory_path = inventory.clone();
     let snapshot = match (inventory, snapshot) {
         (Some(inv), snap) => {
@@ -107,7 +106,7 @@ pub fn run(a: AuditArgs) -> Result<ExitStatus> {
             return Ok(ExitStatus::Error);
         }
     }
-    let a = audit_with_fixes(
+    let mut a = audit_with_fixes(
         &snapshot,
         &Options {
             rules_dir: rules,
@@ -115,15 +114,25 @@ pub fn run(a: AuditArgs) -> Result<ExitStatus> {
             waivers,
         },
     )?;
-    let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
+    let selection = view_args.selection();
+    selection.validate(&a)?;
+    selection.apply(&mut a);
     let view = report::terminal::View {
         color: use_color(color, output.is_some()),
         width: report::width::detect(output.is_some()),
-        verbose,
-        show_info: false,
+        verbose: view_args.verbose,
+        show_info: selection.min_severity == Some(crate::finding::Severity::Info),
         snapshot: Some(snapshot.display().to_string()),
     };
-    let text = report::render_review_view(&r, format, &view);
+    let text = if view_args.statistics {
+        match format {
+            Format::Json => report::statistics::json(&a),
+            _ => report::statistics::text(&a, view.width),
+        }
+    } else {
+        let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
+        report::render_review_view(&r, format, &view)
+    };
     emit(&text, output.as_ref())?;
     Ok(status_for(&a.findings, fail_on))
 }

@@ -6,6 +6,7 @@ pub mod emulate;
 pub mod probe;
 pub mod remediate;
 pub mod review;
+pub mod view;
 
 use crate::finding::Severity;
 use anyhow::{Context, Result};

@@ -1,5 +1,6 @@
 //! Report formats: one closed enum, one small renderer each.
 
+pub mod concise;
 pub mod coverage;
 pub mod github;
 pub mod groups;
@@ -9,6 +10,8 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod sarif;
+pub mod select;
+pub mod statistics;
 pub mod table;
 pub mod terminal;
 pub mod width;
@@ -53,6 +56,8 @@ pub fn terminal_safe(s: &str, keep_newline: bool) -> Cow<'_, str> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Table,
+    /// One line per finding, worst first: `path:line: severity RULE device[/iface] message`.
+    Concise,
     Json,
     /// The normalized model every rule reads (devices, interfaces, links, policy), each fact
     /// with the file and line it came from: for "why does the tool think that?".
@@ -87,6 +92,7 @@ pub fn render_review_view(
 ) -> String {
     match format {
         Format::Table if r.is_change() => crate::review::diff::text(r),
+        Format::Concise => concise::render(r, view.verbose),
         Format::Json if r.is_change() => crate::review::diff::json(r),
         Format::Html => html::render(r),
         Format::Markdown => markdown::render(r),
@@ -116,12 +122,15 @@ pub fn render_view(audit: &Audit, format: Format, view: &terminal::View) -> Stri
                 .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
                 + "\n"
         }
-        Format::Html | Format::Markdown | Format::Sarif | Format::Junit | Format::Github => {
-            render_review_view(
-                &crate::review::Review::of_audit(audit, "snapshot"),
-                format,
-                view,
-            )
-        }
+        Format::Concise
+        | Format::Html
+        | Format::Markdown
+        | Format::Sarif
+        | Format::Junit
+        | Format::Github => render_review_view(
+            &crate::review::Review::of_audit(audit, "snapshot"),
+            format,
+            view,
+        ),
     }
 }

@@ -13,6 +13,7 @@ mod findings_pinned; // the bundled fabrics' findings, byte for byte (refactors 
 mod golden; // every parser: raw output in, normalized model out
 mod hostile_snapshot; // links, special files, size caps, escapes, line endings (issue 19)
 mod mixed_fabric; // the mixed-NOS demo fabric and its clean twin
+mod output_options; // issue 17: concise, filters, statistics, idle flags, root-cause groups
 mod probe_output; // the probe tools' outputs
 mod remediation; // snippets fix what they claim (round trip)
 mod remediation_hosts; // Linux host runtime commands
