@@ -5,6 +5,7 @@ pub mod collect;
 pub mod emulate;
 pub mod probe;
 pub mod remediate;
+pub mod repo_config;
 pub mod review;
 pub mod view;
 

@@ -253,3 +253,87 @@ fn groups_in_json_and_markdown_name_one_cause_for_many_findings() {
         "{md}"
     );
 }
+
+/// Copies a folder (the demo fabric into a scratch repository).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn fabric_audit_toml_above_the_snapshot_sets_defaults_that_flags_override() {
+    let repo = std::env::temp_dir().join(format!("fa-repocfg-spec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&repo);
+    let snap = repo.join("intended/fabric");
+    copy_dir(&demo(), &snap);
+    let cfg = repo.join("fabric-audit.toml");
+    std::fs::write(
+        &cfg,
+        "format = \"concise\"\nfail-on = \"never\"\nmin-severity = \"warning\"\nignore = [\"ECN\"]\n",
+    )
+    .unwrap();
+    let s = snap.to_str().unwrap();
+    let out = run(&["audit", s]);
+    assert_eq!(out.status.code(), Some(0), "fail-on = never");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<Concise> = text.lines().map(parse_concise).collect();
+    assert!(!lines.is_empty(), "concise from the file");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.2 != "info" && !l.3.starts_with("ECN")),
+        "{text}"
+    );
+    // A flag wins over the file; --ignore adds to the file's ignores.
+    let out = run(&[
+        "audit",
+        s,
+        "--format",
+        "json",
+        "--fail-on",
+        "error",
+        "--ignore",
+        "PFC",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap())
+        .collect();
+    assert!(
+        rules
+            .iter()
+            .all(|r| !r.starts_with("ECN") && !r.starts_with("PFC"))
+    );
+    assert!(rules.contains(&"DSCP002"), "{rules:?}");
+    // --no-config: the defaults of the tool.
+    let out = run(&["audit", s, "--no-config"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("41 findings from"));
+    // A typo in the file is an error naming the file and line, with the nearest key.
+    std::fs::write(&cfg, "format = \"table\"\nfail_on = \"never\"\n").unwrap();
+    let out = run(&["audit", s]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("fabric-audit.toml:2:") && err.contains("did you mean fail-on?"),
+        "{err}"
+    );
+    std::fs::write(&cfg, "format = \"sarifs\"\n").unwrap();
+    let out = run(&["audit", s]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("did you mean sarif?"), "{err}");
+    let _ = std::fs::remove_dir_all(&repo);
+}
