@@ -18,25 +18,35 @@ pub struct AuditArgs {
     pub inventory: Option<PathBuf>,
     #[command(flatten)]
     pub collect: CollectArgs,
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: Format,
+    /// Report format [default: table, or `format` of fabric-audit.toml].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
     /// Write the report to FILE instead of standard output.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
-    /// Exit 1 when a finding reaches this severity.
-    #[arg(long, value_enum, default_value = "error")]
-    pub fail_on: FailOn,
-    /// Extra or overriding rule files.
+    /// Exit 1 when a finding reaches this severity [default: error, or `fail-on` of
+    /// fabric-audit.toml].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Extra or overriding rule files (a folder of TOML files) [default: `rules` of
+    /// fabric-audit.toml].
     #[arg(long)]
     pub rules: Option<PathBuf>,
-    /// Extra or overriding vendor parser files.
+    /// Extra or overriding vendor parser files (a folder of TOML files) [default: `parsers`
+    /// of fabric-audit.toml].
     #[arg(long)]
     pub parsers: Option<PathBuf>,
+    /// Do not read fabric-audit.toml (found in the snapshot folder or above it, else in the
+    /// working directory or above it); flags given on the command line win over it anyway.
+    #[arg(long)]
+    pub no_config: bool,
     /// Waiver file (default: waivers.toml in the snapshot folder, when there is one).
     #[arg(long)]
     pub waivers: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorChoice,
+    #[command(flatten)]
+    pub view: super::view::ViewArgs,
     /// With --inventory: after collecting, run probes between the hosts (see `probe`) and
     /// audit their results with the snapshot (written to SNAPSHOT/probes.json).
     #[arg(long, requires = "inventory")]
@@ -45,7 +55,36 @@ pub struct AuditArgs {
     pub probe_args: super::probe_run::ProbeArgs,
 }
 
-pub fn run(a: AuditArgs) -> Result<ExitStatus> {
+/// Fill what the command line left unset from the repository's fabric-audit.toml.
+fn with_repo_defaults(a: &mut AuditArgs) -> Result<()> {
+    use super::repo_config;
+    if a.no_config {
+        return Ok(());
+    }
+    let Some(c) = repo_config::find(a.snapshot.as_deref())? else {
+        return Ok(());
+    };
+    if a.format.is_none() {
+        a.format = repo_config::value(&c, "format", &c.format)?;
+    }
+    if a.fail_on.is_none() {
+        a.fail_on = repo_config::value(&c, "fail-on", &c.fail_on)?;
+    }
+    if a.view.min_severity.is_none() {
+        a.view.min_severity = repo_config::value(&c, "min-severity", &c.min_severity)?;
+    }
+    if a.view.select.is_empty() {
+        a.view.select = c.select.clone();
+    }
+    // The file's ignores and the command line's add up.
+    a.view.ignore.extend(c.ignore.iter().cloned());
+    a.rules = a.rules.take().or(c.rules);
+    a.parsers = a.parsers.take().or(c.parsers);
+    Ok(())
+}
+
+pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
+    with_repo_defaults(&mut a)?;
     let AuditArgs {
         snapshot,
         inventory,
@@ -57,9 +96,14 @@ pub fn run(a: AuditArgs) -> Result<ExitStatus> {
         parsers,
         waivers,
         color,
+        view: view_args,
         probe,
         probe_args,
+        no_config: _,
     } = a;
+    let format = format.unwrap_or(Format::Table);
+    let fail_on = fail_on.unwrap_or(FailOn::Error);
+    view_args.check_format(format)?;
     let inventory_path = inventory.clone();
     let snapshot = match (inventory, snapshot) {
         (Some(inv), snap) => {
@@ -102,7 +146,7 @@ pub fn run(a: AuditArgs) -> Result<ExitStatus> {
             return Ok(ExitStatus::Error);
         }
     }
-    let a = audit_with_fixes(
+    let mut a = audit_with_fixes(
         &snapshot,
         &Options {
             rules_dir: rules,
@@ -110,8 +154,25 @@ pub fn run(a: AuditArgs) -> Result<ExitStatus> {
             waivers,
         },
     )?;
-    let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
-    let text = report::render_review(&r, format, use_color(color, output.is_some()));
+    let selection = view_args.selection();
+    selection.validate(&a)?;
+    selection.apply(&mut a);
+    let view = report::terminal::View {
+        color: use_color(color, output.is_some()),
+        width: report::width::detect(output.is_some()),
+        verbose: view_args.verbose,
+        show_info: selection.min_severity == Some(crate::finding::Severity::Info),
+        snapshot: Some(snapshot.display().to_string()),
+    };
+    let text = if view_args.statistics {
+        match format {
+            Format::Json => report::statistics::json(&a),
+            _ => report::statistics::text(&a, view.width),
+        }
+    } else {
+        let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
+        report::render_review_view(&r, format, &view)
+    };
     emit(&text, output.as_ref())?;
     Ok(status_for(&a.findings, fail_on))
 }

@@ -9,21 +9,22 @@ use std::path::PathBuf;
 /// Options of a collection run (`collect`, `audit --inventory`).
 #[derive(clap::Args, Debug, Clone)]
 pub struct CollectArgs {
-    /// Only these devices or groups (comma-separated names, `*` globs).
-    #[arg(long)]
+    /// Only these devices or groups (comma-separated names, `*` globs). Needs --inventory.
+    #[arg(long, requires = "inventory")]
     pub limit: Option<String>,
-    /// Devices collected at once (default: 32 per CPU core, 16 to 256).
-    #[arg(long)]
+    /// Devices collected at once (default: 32 per CPU core, 16 to 256). Needs --inventory.
+    #[arg(long, requires = "inventory")]
     pub concurrency: Option<usize>,
     /// Record the host key of a device not in known_hosts instead of refusing it. A changed
-    /// key is refused all the same.
-    #[arg(long)]
+    /// key is refused all the same. Needs --inventory.
+    #[arg(long, requires = "inventory")]
     pub trust_new_host_keys: bool,
-    /// OpenSSH client config to honour (default ~/.ssh/config; "none" to ignore it).
-    #[arg(long)]
+    /// OpenSSH client config to honour (default ~/.ssh/config; "none" to ignore it). Needs
+    /// --inventory.
+    #[arg(long, requires = "inventory")]
     pub ssh_config: Option<PathBuf>,
-    /// Replace an earlier snapshot in the output folder.
-    #[arg(long)]
+    /// Replace an earlier snapshot in the output folder. Needs --inventory.
+    #[arg(long, requires = "inventory")]
     pub force: bool,
     /// Commands the whole run may send (every device together); devices not reached when it
     /// is spent are recorded as not collected. Per device, the inventory's `max_interfaces`
@@ -31,8 +32,8 @@ pub struct CollectArgs {
     #[arg(long, default_value_t = crate::collect::run::DEFAULT_COMMAND_BUDGET)]
     pub command_budget: u64,
 
-    /// No progress output.
-    #[arg(long, short)]
+    /// No progress output. Needs --inventory.
+    #[arg(long, short, requires = "inventory")]
     pub quiet: bool,
 }
 

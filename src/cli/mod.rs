@@ -6,7 +6,9 @@ pub mod emulate;
 pub mod probe;
 pub mod probe_run;
 pub mod remediate;
+pub mod repo_config;
 pub mod review;
+pub mod view;
 
 use crate::finding::Severity;
 use anyhow::{Context, Result};

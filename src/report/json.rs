@@ -13,6 +13,8 @@ pub struct Report<'a> {
     pub tool: Tool,
     pub summary: Summary,
     pub findings: &'a [Finding],
+    /// Root-cause groups of the decided findings, worst first; `members` index `findings`.
+    pub groups: Vec<super::groups::Group>,
     pub parse: Vec<&'a FileParse>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub probes: &'a [crate::model::probe::Probe],
@@ -34,6 +36,10 @@ pub struct Summary {
     pub links: usize,
     pub rules: usize,
     pub findings: Counts,
+    /// Root causes the decided findings come from (`groups`).
+    pub causes: usize,
+    /// "Could not decide" findings (counted as info in `findings` too).
+    pub undecided: usize,
     pub parse: ParseCounts,
 }
 
@@ -74,6 +80,8 @@ pub fn summary(a: &Audit) -> Summary {
         links: a.fabric.links.len(),
         rules: a.rules,
         findings,
+        causes: super::groups::group(&a.findings).len(),
+        undecided: a.findings.iter().filter(|f| f.undecided()).count(),
         parse,
     }
 }
@@ -87,6 +95,7 @@ pub fn render(a: &Audit) -> String {
         },
         summary: summary(a),
         findings: &a.findings,
+        groups: super::groups::group(&a.findings),
         parse: a.fabric.devices.iter().flat_map(|d| &d.parse).collect(),
         probes: &a.probes,
         waived: &a.waived,

@@ -35,6 +35,7 @@ struct Section {
 pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
     let mut out = format!("### fabric-audit: {}\n\n", text(&r.headline()));
     out.push_str(&counts_table(r));
+    out.push_str(&causes_list(r, max_bytes / 5));
     let mut shown_any = false;
     let mut omitted = 0usize;
     for s in sections(r) {
@@ -134,6 +135,77 @@ fn counts_table(r: &Review) -> String {
     }
     out.push('\n');
     out
+}
+
+/// The root causes of the new findings ([`super::groups`]): how many, then a list of the
+/// groups of more than one finding (largest first, worst severity first), each with its
+/// rules and the line of its lead; the list takes at most `budget` bytes, the rest counted.
+fn causes_list(r: &Review, budget: usize) -> String {
+    let gs = super::groups::group(&r.new);
+    let decided = r.new.iter().filter(|f| !f.undecided()).count();
+    if decided == 0 {
+        return String::new();
+    }
+    let mut out = format!(
+        "{decided} finding{} from {} root cause{}",
+        if decided == 1 { "" } else { "s" },
+        gs.len(),
+        if gs.len() == 1 { "" } else { "s" }
+    );
+    let mut multi: Vec<&super::groups::Group> = gs.iter().filter(|g| g.members.len() > 1).collect();
+    if multi.is_empty() {
+        out.push_str(".\n\n");
+        return out;
+    }
+    multi.sort_by_key(|g| {
+        (
+            std::cmp::Reverse(g.severity),
+            std::cmp::Reverse(g.members.len()),
+        )
+    });
+    out.push_str("; the causes shared by several findings:\n\n");
+    let mut listed = 0;
+    for g in &multi {
+        let line = cause_line(r, g);
+        if out.len() + line.len() > budget {
+            break;
+        }
+        out.push_str(&line);
+        listed += 1;
+    }
+    if listed < multi.len() {
+        out.push_str(&format!(
+            "- … {} more (the JSON report's `groups` lists them)\n",
+            multi.len() - listed
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+/// "- **error** spine1: 8 findings, one fix (DSCP002 ×4, PFC008 ×4) at `configs/...:67`"
+fn cause_line(r: &Review, g: &super::groups::Group) -> String {
+    let lead = g.lead(&r.new);
+    let rules: Vec<String> = super::groups::rule_counts(g, &r.new)
+        .into_iter()
+        .map(|(rule, n)| match n {
+            1 => text(&rule),
+            n => text(&format!("{rule} ×{n}")),
+        })
+        .collect();
+    let at = match (r.source_path(lead), Review::source_line(lead)) {
+        (Some(p), Some(l)) => format!(" at {}", text(&format!("{p}:{l}"))),
+        (Some(p), None) => format!(" at {}", text(&p)),
+        _ => String::new(),
+    };
+    format!(
+        "- **{}** {}: {} findings, {} ({}){at}\n",
+        g.severity.as_str(),
+        text(&g.device),
+        g.members.len(),
+        g.cause.describe(),
+        rules.join(", ")
+    )
 }
 
 const FINDING_HEADER: &[&str] = &[

@@ -1,7 +1,10 @@
 //! Report formats: one closed enum, one small renderer each.
 
 pub mod change;
+pub mod concise;
+pub mod coverage;
 pub mod github;
+pub mod groups;
 pub mod html;
 mod html_svg;
 pub mod input;
@@ -10,7 +13,11 @@ pub mod junit;
 pub mod markdown;
 pub mod probes;
 pub mod sarif;
+pub mod select;
+pub mod statistics;
 pub mod table;
+pub mod terminal;
+pub mod width;
 
 use crate::audit::Audit;
 use std::borrow::Cow;
@@ -52,6 +59,8 @@ pub fn terminal_safe(s: &str, keep_newline: bool) -> Cow<'_, str> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
     Table,
+    /// One line per finding, worst first: `path:line: severity RULE device[/iface] message`.
+    Concise,
     Json,
     /// The normalized model every rule reads (devices, interfaces, links, policy), each fact
     /// with the file and line it came from: for "why does the tool think that?".
@@ -70,21 +79,42 @@ pub enum Format {
 
 /// Render a review (a plain audit, a diff, a git review) in any format.
 pub fn render_review(r: &input::Review, format: Format, color: bool) -> String {
+    let view = terminal::View {
+        color,
+        width: width::detect(false),
+        ..terminal::View::plain()
+    };
+    render_review_view(r, format, &view)
+}
+
+/// [`render_review`] with the terminal layout given.
+pub fn render_review_view(r: &input::Review, format: Format, view: &terminal::View) -> String {
     match format {
         Format::Table if r.is_change() => change::text(r),
+        Format::Concise => concise::render(r, view.verbose),
         Format::Json if r.is_change() => change::json(r),
         Format::Html => html::render(r),
         Format::Markdown => markdown::render(r),
         Format::Sarif => sarif::render(r),
         Format::Junit => junit::render(r),
         Format::Github => github::render(r),
-        Format::Table | Format::Json | Format::Model => render(r.audit, format, color),
+        Format::Table | Format::Json | Format::Model => render_view(r.audit, format, view),
     }
 }
 
 pub fn render(audit: &Audit, format: Format, color: bool) -> String {
+    let view = terminal::View {
+        color,
+        width: width::detect(false),
+        ..terminal::View::plain()
+    };
+    render_view(audit, format, &view)
+}
+
+/// [`render`] with the terminal layout given (width, verbosity, the snapshot's name).
+pub fn render_view(audit: &Audit, format: Format, view: &terminal::View) -> String {
     match format {
-        Format::Table => table::render(audit, color),
+        Format::Table => terminal::render(audit, view),
         Format::Json => json::render(audit),
         Format::Model => {
             crate::model::with_maps(|| {
@@ -93,8 +123,13 @@ pub fn render(audit: &Audit, format: Format, color: bool) -> String {
             .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
                 + "\n"
         }
-        Format::Html | Format::Markdown | Format::Sarif | Format::Junit | Format::Github => {
-            render_review(&input::Review::of_audit(audit, "snapshot"), format, color)
+        Format::Concise
+        | Format::Html
+        | Format::Markdown
+        | Format::Sarif
+        | Format::Junit
+        | Format::Github => {
+            render_review_view(&input::Review::of_audit(audit, "snapshot"), format, view)
         }
     }
 }

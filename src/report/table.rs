@@ -1,5 +1,7 @@
-//! The terminal report: findings grouped by device, severity coloured (unless NO_COLOR or not
-//! a terminal), then the parse status of every file that was not a clean pass.
+//! Tables for the terminal: the wide layout of the findings (one row per root-cause group,
+//! its members under it with `--verbose`), the waived findings, the parse status of files
+//! that were not a clean pass. Severity coloured unless NO_COLOR or not a terminal; every
+//! table is laid out for the width it is given.
 
 use crate::audit::Audit;
 use crate::finding::Severity;
@@ -15,7 +17,7 @@ pub fn cell<S: AsRef<str>>(s: S) -> Cell {
     Cell::new(super::terminal_safe(s.as_ref(), true))
 }
 
-fn sev_cell(s: Severity, color: bool) -> Cell {
+pub fn sev_cell(s: Severity, color: bool) -> Cell {
     let c = Cell::new(s.as_str());
     if !color {
         return c;
@@ -27,12 +29,18 @@ fn sev_cell(s: Severity, color: bool) -> Cell {
     }
 }
 
-/// A table in the report's style, 160 columns wide; styled (colours) only when `color`.
+/// A table in the report's style, as wide as the terminal ([`super::width::detect`]);
+/// styled (colours) only when `color`.
 pub fn new_table(color: bool) -> Table {
+    new_table_width(color, super::width::detect(false))
+}
+
+/// A table in the report's style, at most `width` columns wide.
+pub fn new_table_width(color: bool, width: usize) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED);
     t.set_content_arrangement(ContentArrangement::Dynamic);
-    t.set_width(160);
+    t.set_width(width.min(u16::MAX as usize) as u16);
     if color {
         t.enforce_styling();
     } else {
@@ -44,85 +52,70 @@ pub fn new_table(color: bool) -> Table {
 /// The waived findings with the waiver that set each apart (reason, owner, expiry, file:line).
 /// Shared by the audit table and the review's terminal form.
 pub fn waived_table(waived: &[crate::rules::waivers::Waived], color: bool) -> Table {
-    let mut t = new_table(color);
-    t.set_header(vec![
-        "severity",
-        "rule",
-        "device",
-        "interface",
-        "reason",
-        "owner",
-        "expires",
-        "waiver",
-    ]);
+    waived_table_width(waived, color, super::width::detect(false))
+}
+
+/// [`waived_table`] at most `width` columns wide.
+pub fn waived_table_width(
+    waived: &[crate::rules::waivers::Waived],
+    color: bool,
+    width: usize,
+) -> Table {
+    let mut t = new_table_width(color, width);
+    t.set_header(vec!["severity", "rule", "where", "reason", "waiver"]);
     for w in waived {
         let f = &w.finding;
+        let place = match &f.interface {
+            Some(i) => format!("{} {i}", f.device),
+            None => f.device.clone(),
+        };
         t.add_row(vec![
             sev_cell(f.severity, color),
             cell(&f.rule),
-            cell(&f.device),
-            cell(f.interface.as_deref().unwrap_or("")),
+            cell(place),
             cell(&w.waiver.reason),
-            cell(&w.waiver.owner),
-            cell(&w.waiver.expires),
-            cell(format!("{}:{}", w.waiver.file, w.waiver.line)),
+            cell(format!(
+                "{}\nexpires {}\n{}:{}",
+                w.waiver.owner, w.waiver.expires, w.waiver.file, w.waiver.line
+            )),
         ]);
     }
     t
 }
 
-pub fn render(a: &Audit, color: bool) -> String {
-    let mut out = String::new();
-    let s = super::json::summary(a);
-    let mut table = new_table(color);
-    table.set_header(vec!["severity", "rule", "interface", "message", "source"]);
-    let mut last_dev: Option<&str> = None;
-    for f in &a.findings {
-        if last_dev != Some(f.device.as_str()) {
-            let mut c = cell(format!("▸ {}", f.device));
-            if color {
-                c = c.add_attribute(Attribute::Bold);
-            }
-            table.add_row(vec![c, cell(""), cell(""), cell(""), cell("")]);
-            last_dev = Some(&f.device);
-        }
-        let iface = match (&f.interface, &f.peer) {
-            (Some(i), Some(p)) => format!("{i}\n↔ {}:{}", p.device, p.interface),
-            (Some(i), None) => i.clone(),
-            _ => String::new(),
-        };
-        let src = f
-            .source
-            .as_ref()
-            .map(|l| {
-                if l.line == 0 {
-                    l.file.clone()
-                } else {
-                    format!("{}:{}", l.file, l.line)
-                }
-            })
-            .unwrap_or_default();
-        table.add_row(vec![
-            sev_cell(f.severity, color),
-            cell(&f.rule),
-            cell(iface),
-            cell(&f.message),
-            cell(src),
+/// The wide layout of the findings: one row per root-cause group (the source and the
+/// group's counts under its message), its members indented under it when the view is verbose.
+pub fn findings(rows: &[super::terminal::Row], color: bool, width: usize) -> Table {
+    let mut t = new_table_width(color, width);
+    // No outer frame: two lines and four columns more for the findings.
+    t.load_style(
+        comfy_table::TableStyle::new()
+            .header_lines(comfy_table::ContentLineStyle::none().junction('┆'))
+            .header_separator(comfy_table::LineStyle::none().fill('═').junction('╪'))
+            .content_lines(comfy_table::ContentLineStyle::none().junction('┆')),
+    );
+    t.set_header(vec!["severity", "rule", "where", "message"]);
+    for r in rows {
+        t.add_row(vec![
+            sev_cell(r.severity, color),
+            cell(&r.rule),
+            cell(r.place_and_peer()),
+            cell(r.message_lines()),
         ]);
+        for m in &r.members {
+            t.add_row(vec![
+                cell(""),
+                cell(format!("└ {}", m.rule)),
+                cell(m.place_and_peer()),
+                cell(m.message_lines()),
+            ]);
+        }
     }
-    if !a.probes.is_empty() {
-        out.push_str("Probes:\n");
-        out.push_str(&super::probes::table(&a.probes));
-    }
-    if a.findings.is_empty() {
-        out.push_str("No findings.\n");
-    } else {
-        let _ = writeln!(out, "{table}");
-    }
-    if !a.waived.is_empty() {
-        let t = waived_table(&a.waived, color);
-        let _ = writeln!(out, "Waived (not counted)\n{t}");
-    }
+    t
+}
+
+/// The files that were not a clean pass, with why; None when every file passed.
+pub fn parse_status(a: &Audit, color: bool, width: usize) -> Option<Table> {
     let not_passed: Vec<_> = a
         .fabric
         .devices
@@ -130,50 +123,31 @@ pub fn render(a: &Audit, color: bool) -> String {
         .flat_map(|d| &d.parse)
         .filter(|p| p.status != ParseStatus::Passed)
         .collect();
-    if !not_passed.is_empty() {
-        let mut t = new_table(color);
-        t.set_header(vec!["device", "file", "status", "detail"]);
-        for p in not_passed {
-            let detail = match &p.error {
-                Some(e) => e.clone(),
-                None => {
-                    let mut d = format!("{} unrecognized line(s)", p.unrecognized.len());
-                    if let Some(u) = p.unrecognized.first() {
-                        let _ = write!(d, ", first at line {}: {}", u.line, u.text);
-                    }
-                    if !p.undefined.is_empty() {
-                        let _ = write!(d, "; {} undefined reference(s)", p.undefined.len());
-                    }
-                    d
-                }
-            };
-            t.add_row(vec![
-                cell(&p.device),
-                cell(&p.file),
-                cell(p.status.as_str()),
-                cell(detail),
-            ]);
-        }
-        let _ = writeln!(out, "Parse status\n{t}");
+    if not_passed.is_empty() {
+        return None;
     }
-    let _ = writeln!(
-        out,
-        "{} devices, {} interfaces, {} links, {} rules: {} error(s), {} warning(s), {} info{}; files parsed: {} passed, {} partial, {} failed",
-        s.devices,
-        s.interfaces,
-        s.links,
-        s.rules,
-        s.findings.error,
-        s.findings.warning,
-        s.findings.info,
-        if a.waived.is_empty() {
-            String::new()
-        } else {
-            format!(", {} waived", a.waived.len())
-        },
-        s.parse.passed,
-        s.parse.partial,
-        s.parse.failed
-    );
-    out
+    let mut t = new_table_width(color, width);
+    t.set_header(vec!["device", "file", "status", "detail"]);
+    for p in not_passed {
+        let detail = match &p.error {
+            Some(e) => e.clone(),
+            None => {
+                let mut d = format!("{} unrecognized line(s)", p.unrecognized.len());
+                if let Some(u) = p.unrecognized.first() {
+                    let _ = write!(d, ", first at line {}: {}", u.line, u.text);
+                }
+                if !p.undefined.is_empty() {
+                    let _ = write!(d, "; {} undefined reference(s)", p.undefined.len());
+                }
+                d
+            }
+        };
+        t.add_row(vec![
+            cell(&p.device),
+            cell(&p.file),
+            cell(p.status.as_str()),
+            cell(detail),
+        ]);
+    }
+    Some(t)
 }

@@ -50,7 +50,7 @@ fn demo_table_exits_1_and_respects_no_color() {
     );
     let t = String::from_utf8_lossy(&out.stdout);
     assert!(
-        t.contains("▸ leaf2") && t.contains("severity") && t.contains("rule"),
+        t.contains("leaf2 Ethernet1/3") && t.contains("severity") && t.contains("rule"),
         "{t}"
     );
     assert!(!t.contains('\u{1b}'), "NO_COLOR output has escape codes");

@@ -16,6 +16,7 @@ mod jvd_fabric; // a back-end fabric after Juniper's AI data center JVD and its 
 mod layering; // one-way layers between top-level modules; tokio/russh only in collect and probe
 mod mixed_fabric; // the mixed-NOS demo fabric and its clean twin
 mod nvue_structure; // NVUE YAML and JSON read as structure, any layout
+mod output_options; // issue 17: concise, filters, statistics, idle flags, root-cause groups
 mod probe_output; // the probe tools' outputs
 mod qos_maps; // every port's QoS maps entry by entry, with provenance (issue 15)
 mod remediation; // snippets fix what they claim (round trip)
@@ -26,4 +27,5 @@ mod robustness; // nothing panics on garbage
 mod rule_engine; // rules on hand-built models
 mod rule_fixtures; // every rule on real snapshot files (fixtures/rules)
 mod sonic_layouts; // every SONiC CONFIG_DB layout gives the same model
-mod vendor_semantics; // issue 15: vendor defaults, "auto", policies in force, platform maxima
+mod terminal_output;
+mod vendor_semantics; // issue 15: vendor defaults, "auto", policies in force, platform maxima // issue 17: fits the terminal, worst first, one row per cause

@@ -1,0 +1,365 @@
+//! Root-cause groups: findings that one change fixes are one group with its members, so a
+//! missing `service-profile` on one port is one row, not seven, and a wrong `match dscp` on a
+//! spine is one row, not eight. Three relations join findings of one device (and only of one
+//! device: two switches never share a line of config):
+//!
+//! - `fix`: the same remediation snippet ([`crate::remediate`] already merges the findings one
+//!   snippet fixes into one step);
+//! - `line`: the same source line past the first (the line that defines the faulty value; the
+//!   first line of a file is skipped, as a file read whole, a JSON document, points there);
+//! - `same`: the same rule saying the same thing, but for the interface name, on several
+//!   interfaces (one shared profile or map entry, or one setting repeated).
+//!
+//! "Could not decide" findings are coverage, not faults: they are left out of the groups.
+//! Groups come worst first: severity, fabric-wide before per device, then rule, device and
+//! interface of the group's lead (its worst member).
+
+use crate::finding::{FABRIC, Finding, Severity};
+use crate::text::natural_cmp;
+use serde::Serialize;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+/// What joined a group's members.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CauseKind {
+    /// One remediation snippet fixes every member.
+    Fix,
+    /// Every member is traced to one config line.
+    Line,
+    /// One rule finds the same thing on several interfaces of one device.
+    Same,
+    /// A finding of its own.
+    Single,
+}
+
+impl CauseKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            CauseKind::Fix => "one fix",
+            CauseKind::Line => "one config line",
+            CauseKind::Same => "same setting",
+            CauseKind::Single => "",
+        }
+    }
+}
+
+/// Findings that share a cause.
+#[derive(Debug, Clone, Serialize)]
+pub struct Group {
+    /// 1-based, in report order.
+    pub id: usize,
+    pub severity: Severity,
+    pub cause: CauseKind,
+    pub device: String,
+    /// The members' rules, each once, in rule order.
+    pub rules: Vec<String>,
+    /// Indexes into the report's `findings` array, the lead first.
+    pub members: Vec<usize>,
+}
+
+impl Group {
+    pub fn lead<'a>(&self, findings: &'a [Finding]) -> &'a Finding {
+        &findings[self.members[0]]
+    }
+}
+
+/// Disjoint sets over finding indexes.
+struct Sets(Vec<usize>);
+
+impl Sets {
+    fn find(&mut self, x: usize) -> usize {
+        let mut r = x;
+        while self.0[r] != r {
+            r = self.0[r];
+        }
+        self.0[x] = r;
+        r
+    }
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.0[ra.max(rb)] = ra.min(rb);
+        }
+    }
+}
+
+/// The message with the finding's interface name taken out, so the same fault on two
+/// interfaces reads the same.
+fn shape(f: &Finding) -> Option<String> {
+    let i = f.interface.as_deref().filter(|i| !i.is_empty())?;
+    Some(f.message.replace(i, "\u{0}"))
+}
+
+/// The keys under which findings are joined, per relation; each key names its relation.
+fn keys(f: &Finding) -> Vec<(CauseKind, String)> {
+    let mut k = Vec::new();
+    if let Some(r) = &f.remediation {
+        k.push((CauseKind::Fix, format!("{}\u{0}{}", r.platform, r.snippet)));
+    }
+    if let Some(s) = f.source.as_ref().filter(|s| s.line > 1) {
+        k.push((CauseKind::Line, format!("{}\u{0}{}", s.file, s.line)));
+    }
+    if let Some(m) = shape(f) {
+        k.push((CauseKind::Same, format!("{}\u{0}{m}", f.rule)));
+    }
+    k
+}
+
+/// Order of two findings in a report read worst first.
+pub fn worst_first(a: &Finding, b: &Finding) -> Ordering {
+    b.severity
+        .cmp(&a.severity)
+        .then_with(|| (b.device == FABRIC).cmp(&(a.device == FABRIC)))
+        .then_with(|| a.rule.cmp(&b.rule))
+        .then_with(|| natural_cmp(&a.device, &b.device))
+        .then_with(|| {
+            natural_cmp(
+                a.interface.as_deref().unwrap_or(""),
+                b.interface.as_deref().unwrap_or(""),
+            )
+        })
+        .then_with(|| a.message.cmp(&b.message))
+}
+
+/// Indexes of `findings`, worst first.
+pub fn order(findings: &[Finding]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..findings.len()).collect();
+    idx.sort_by(|&a, &b| worst_first(&findings[a], &findings[b]));
+    idx
+}
+
+/// Group the decided findings by shared cause; groups worst first, members worst first.
+pub fn group(findings: &[Finding]) -> Vec<Group> {
+    let decided: Vec<usize> = order(findings)
+        .into_iter()
+        .filter(|&i| !findings[i].undecided())
+        .collect();
+    let mut sets = Sets((0..findings.len()).collect());
+    let mut first: BTreeMap<(String, CauseKind, String), usize> = BTreeMap::new();
+    let mut joined_by: BTreeMap<usize, CauseKind> = BTreeMap::new();
+    for &i in &decided {
+        let f = &findings[i];
+        for (kind, key) in keys(f) {
+            match first.entry((f.device.clone(), kind, key)) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(i);
+                }
+                std::collections::btree_map::Entry::Occupied(o) => {
+                    let j = *o.get();
+                    if sets.find(i) != sets.find(j) {
+                        sets.union(i, j);
+                        let root = sets.find(i);
+                        let k = joined_by.get(&root).copied().unwrap_or(kind);
+                        joined_by.insert(root, strongest(k, kind));
+                    }
+                }
+            }
+        }
+    }
+    let mut by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for &i in &decided {
+        by_root.entry(sets.find(i)).or_default().push(i);
+    }
+    let mut groups: Vec<Group> = by_root
+        .into_iter()
+        .map(|(root, members)| {
+            let cause = if members.len() == 1 {
+                CauseKind::Single
+            } else {
+                cause_of(findings, &members, joined_by.get(&root).copied())
+            };
+            let mut rules: Vec<String> =
+                members.iter().map(|&m| findings[m].rule.clone()).collect();
+            rules.sort();
+            rules.dedup();
+            Group {
+                id: 0,
+                severity: findings[members[0]].severity,
+                cause,
+                device: findings[members[0]].device.clone(),
+                rules,
+                members,
+            }
+        })
+        .collect();
+    groups.sort_by(|a, b| worst_first(a.lead(findings), b.lead(findings)));
+    for (k, g) in groups.iter_mut().enumerate() {
+        g.id = k + 1;
+    }
+    groups
+}
+
+/// The relation that best names a group: a shared fix, else a shared line, else the same
+/// finding repeated (the order of [`CauseKind`]).
+fn strongest(a: CauseKind, b: CauseKind) -> CauseKind {
+    a.min(b)
+}
+
+/// A group's cause: the fix when every member carries the same snippet, else the line when
+/// every member has it, else what joined them.
+fn cause_of(findings: &[Finding], members: &[usize], joined: Option<CauseKind>) -> CauseKind {
+    let all_same = |get: &dyn Fn(&Finding) -> Option<String>| {
+        let first = get(&findings[members[0]]);
+        first.is_some() && members.iter().all(|&m| get(&findings[m]) == first)
+    };
+    if all_same(&|f| f.remediation.as_ref().map(|r| r.snippet.clone())) {
+        CauseKind::Fix
+    } else if all_same(&|f| {
+        f.source
+            .as_ref()
+            .filter(|s| s.line > 1)
+            .map(|s| format!("{}:{}", s.file, s.line))
+    }) {
+        CauseKind::Line
+    } else {
+        joined.unwrap_or(CauseKind::Same)
+    }
+}
+
+/// "DSCP002 ×4, PFC008 ×4": the rules of a group with their counts.
+pub fn rule_counts(g: &Group, findings: &[Finding]) -> Vec<(String, usize)> {
+    let mut n: BTreeMap<&str, usize> = BTreeMap::new();
+    for &m in &g.members {
+        *n.entry(findings[m].rule.as_str()).or_default() += 1;
+    }
+    n.into_iter().map(|(r, c)| (r.to_string(), c)).collect()
+}
+
+/// The interfaces of a group's members, each once, in member order.
+pub fn interfaces(g: &Group, findings: &[Finding]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for &m in &g.members {
+        if let Some(i) = &findings[m].interface
+            && !out.contains(i)
+        {
+            out.push(i.clone());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::finding::{Location, Remediation};
+
+    fn f(rule: &str, sev: Severity, dev: &str, iface: &str, line: u32, fix: &str) -> Finding {
+        Finding {
+            rule: rule.into(),
+            severity: sev,
+            title: String::new(),
+            message: format!("{rule} is wrong on {iface}"),
+            device: dev.into(),
+            interface: Some(iface.into()).filter(|i: &String| !i.is_empty()),
+            peer: None,
+            source: Some(Location {
+                file: format!("configs/{dev}.cfg"),
+                line,
+            }),
+            evidence: Default::default(),
+            remediation: (!fix.is_empty()).then(|| Remediation {
+                platform: "nxos".into(),
+                snippet: fix.into(),
+                safety: "safe".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn one_fix_joins_rules_and_interfaces_of_one_device_only() {
+        let fs = vec![
+            f(
+                "DSCP002",
+                Severity::Error,
+                "spine1",
+                "Ethernet1/1",
+                67,
+                "match dscp 26",
+            ),
+            f(
+                "PFC008",
+                Severity::Error,
+                "spine1",
+                "Ethernet1/2",
+                67,
+                "match dscp 26",
+            ),
+            f(
+                "PFC008",
+                Severity::Error,
+                "spine2",
+                "Ethernet1/2",
+                67,
+                "match dscp 26",
+            ),
+        ];
+        let g = group(&fs);
+        assert_eq!(g.len(), 2, "{g:?}");
+        assert_eq!(g[0].members, vec![0, 1]);
+        assert_eq!(g[0].cause, CauseKind::Fix);
+        assert_eq!(g[0].rules, vec!["DSCP002", "PFC008"]);
+        assert_eq!(g[1].cause, CauseKind::Single);
+    }
+
+    #[test]
+    fn one_line_joins_findings_without_a_fix_but_not_on_the_first_line() {
+        let fs = vec![
+            f(
+                "SCHED002",
+                Severity::Warning,
+                "leaf4",
+                "Ethernet1/50",
+                91,
+                "",
+            ),
+            f(
+                "PFC001",
+                Severity::Error,
+                "leaf4",
+                "Ethernet1/50",
+                91,
+                "service-profile",
+            ),
+            f("MTU002", Severity::Error, "gpu1", "eth2", 1, ""),
+            f("PFC001", Severity::Error, "gpu1", "eth3", 1, ""),
+        ];
+        let g = group(&fs);
+        // gpu1's two findings on line 1 stay apart; leaf4's share line 91, led by the error.
+        assert_eq!(g.len(), 3, "{g:?}");
+        assert_eq!(g[0].members, vec![2]);
+        assert_eq!(g[1].members, vec![3]);
+        assert_eq!(g[2].members, vec![1, 0]);
+        assert_eq!(g[2].cause, CauseKind::Line);
+        assert_eq!(g[2].severity, Severity::Error);
+    }
+
+    #[test]
+    fn the_same_message_on_several_interfaces_is_one_group() {
+        let mut a = f("ECN008", Severity::Info, "leaf3", "Ethernet1/1", 0, "");
+        let mut b = f("ECN008", Severity::Info, "leaf3", "Ethernet1/2", 0, "");
+        a.source = None;
+        b.source = None;
+        let mut c = b.clone();
+        c.message = "ECN008 is other on Ethernet1/3".into();
+        c.interface = Some("Ethernet1/3".into());
+        let g = group(&[a, b, c]);
+        assert_eq!(g.len(), 2, "{g:?}");
+        assert_eq!(g[0].cause, CauseKind::Same);
+        assert_eq!(g[0].members, vec![0, 1]);
+    }
+
+    #[test]
+    fn order_is_errors_then_warnings_then_info_fabric_wide_first() {
+        let mut fab = f("TOPO001", Severity::Error, FABRIC, "", 0, "");
+        fab.source = None;
+        let fs = vec![
+            f("TOPO002", Severity::Info, "a", "eth0", 1, ""),
+            f("ECN002", Severity::Warning, "a", "eth1", 1, ""),
+            f("PFC001", Severity::Error, "b", "eth1", 1, ""),
+            fab,
+        ];
+        assert_eq!(order(&fs), vec![3, 2, 1, 0]);
+    }
+}
