@@ -628,19 +628,8 @@ fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
-/// `*` and `?` globbing for `--limit`.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    fn go(p: &[u8], t: &[u8]) -> bool {
-        match (p.first(), t.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => go(&p[1..], t) || (!t.is_empty() && go(p, &t[1..])),
-            (Some(b'?'), Some(_)) => go(&p[1..], &t[1..]),
-            (Some(a), Some(b)) if a == b => go(&p[1..], &t[1..]),
-            _ => false,
-        }
-    }
-    go(pattern.as_bytes(), text.as_bytes())
-}
+/// `*` and `?` globbing for `--limit` (see [`crate::glob`]: no backtracking blow-up).
+pub use crate::glob::matches as glob_match;
 
 #[cfg(test)]
 mod tests {

@@ -14,8 +14,8 @@
 //! expires = 2026-12-31       # TOML date or "YYYY-MM-DD"; the waiver ends after this day
 //! ```
 
-use crate::collect::inventory::glob_match;
 use crate::finding::Finding;
+use crate::glob::matches as glob_match;
 use crate::model::Notice;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};

@@ -11,6 +11,7 @@ mod demo; // the README's first command on the bundled demo fabric
 mod diff; // `diff BEFORE AFTER`
 mod findings_pinned; // the bundled fabrics' findings, byte for byte (refactors change nothing)
 mod golden; // every parser: raw output in, normalized model out
+mod hostile_cost; // glob and table cost, strict [policy] (issues 19 and 17)
 mod hostile_snapshot; // links, special files, size caps, escapes, line endings (issue 19)
 mod mixed_fabric; // the mixed-NOS demo fabric and its clean twin
 mod probe_output; // the probe tools' outputs
