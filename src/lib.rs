@@ -11,6 +11,7 @@ pub mod embedded;
 pub mod explain;
 pub mod fabric;
 pub mod finding;
+pub mod fuzzing;
 pub mod glob;
 pub mod model;
 pub mod parser;

@@ -20,6 +20,8 @@ struct Timed {
 }
 
 /// Run the binary; kill it after `limit` of wall time (a failure, naming the command).
+// The child is reaped by `wait4` (for its CPU time), which clippy cannot see.
+#[allow(clippy::zombie_processes)]
 fn run_timed(args: &[&str], limit: Duration) -> Timed {
     use std::io::Read;
     let mut child = Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
