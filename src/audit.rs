@@ -162,6 +162,23 @@ pub fn resolve_policy(
     (policy, notices)
 }
 
+/// Refuse a `fabric.toml [policy]` with an unknown key, a value of the wrong type, a number
+/// that is not finite or out of range ([`crate::policy`]): every problem, each with file:line.
+pub fn check_policy(rules: &RuleSet, snap: &Snapshot, snapshot: &Path) -> Result<()> {
+    let file = snapshot.join("fabric.toml").display().to_string();
+    let errs = crate::policy::check(&snap.fabric_text, &file, &rules.policy_keys());
+    if errs.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "invalid policy:\n{}",
+        errs.iter()
+            .map(|e| format!("  {e}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}
+
 /// Run the audit of a snapshot folder.
 pub fn run(snapshot: &Path, opts: &Options) -> Result<Audit> {
     run_keeping_rules(snapshot, opts).map(|(a, _)| a)
@@ -173,6 +190,7 @@ pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, Rule
     let parsers = crate::parser::load_parsers(opts.parsers_dir.as_deref())?;
     let rules = load_rules(opts.rules_dir.as_deref())?;
     let snap = Snapshot::read(snapshot)?;
+    check_policy(&rules, &snap, snapshot)?;
     let (policy, mut notices) = resolve_policy(&rules, &snap);
     let probes = match read_probes_or_refusal(snapshot)? {
         Ok(p) => p.unwrap_or_default(),

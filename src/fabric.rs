@@ -429,7 +429,7 @@ fn lossless_stated(i: &Interface) -> bool {
 /// 3. else the ports whose configuration enables PFC; if none does, the ports with a lossless
 ///    priority group or ECN marking of their own; if none has any lossless setting, no port.
 pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[String]) {
-    use crate::text::glob_match;
+    use crate::glob::matches as glob_match;
     let mut linked: HashMap<&str, Vec<&str>> = HashMap::new();
     for l in links {
         for e in [&l.a, &l.b] {

@@ -37,20 +37,6 @@ fn trim_zeros(d: &[u8]) -> &[u8] {
     &d[k..]
 }
 
-/// `*` and `?` globbing (`--limit`, waivers, `[policy] roce_ports`).
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    fn go(p: &[u8], t: &[u8]) -> bool {
-        match (p.first(), t.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => go(&p[1..], t) || (!t.is_empty() && go(p, &t[1..])),
-            (Some(b'?'), Some(_)) => go(&p[1..], &t[1..]),
-            (Some(a), Some(b)) if a == b => go(&p[1..], &t[1..]),
-            _ => false,
-        }
-    }
-    go(pattern.as_bytes(), text.as_bytes())
-}
-
 #[cfg(test)]
 mod tests {
     use super::natural_cmp;

@@ -279,6 +279,12 @@ impl Inventory {
     pub fn load(path: &Path, ssh: Option<&SshConfig>) -> Result<Inventory> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading inventory {}", path.display()))?;
+        Self::from_text(&text, path, ssh)
+    }
+
+    /// Read an inventory from its text; `path` names it in errors, says by its extension
+    /// whether it is Ansible YAML, and is the folder relative paths in it start from.
+    pub fn from_text(text: &str, path: &Path, ssh: Option<&SshConfig>) -> Result<Inventory> {
         let base = path
             .parent()
             .map(Path::to_path_buf)
@@ -289,9 +295,9 @@ impl Inventory {
         );
         let r = Resolver { ssh, base };
         let mut inv = if is_yaml {
-            Self::from_ansible(&text, path, &r)?
+            Self::from_ansible(text, path, &r)?
         } else {
-            Self::from_toml(&text, path, &r)?
+            Self::from_toml(text, path, &r)?
         };
         inv.source = path.to_path_buf();
         if let Some(c) = ssh {
@@ -678,7 +684,8 @@ fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
-pub use crate::text::glob_match;
+/// `*` and `?` globbing for `--limit` (see [`crate::glob`]: no backtracking blow-up).
+pub use crate::glob::matches as glob_match;
 
 #[cfg(test)]
 mod tests {

@@ -658,26 +658,11 @@ fn expand_tokens(value: &str, tokens: &[(char, &str)]) -> String {
     out
 }
 
-/// `*` matches any run of characters, `?` exactly one.
+/// `*` matches any run of characters, `?` exactly one (the shared matcher, [`crate::glob`]).
 fn glob_match(pattern: &[char], text: &[char]) -> bool {
-    let (mut p, mut t) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        if p < pattern.len() && (pattern[p] == '?' || pattern[p] == text[t]) {
-            p += 1;
-            t += 1;
-        } else if p < pattern.len() && pattern[p] == '*' {
-            star = Some((p, t));
-            p += 1;
-        } else if let Some((sp, st)) = star {
-            p = sp + 1;
-            t = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    pattern[p..].iter().all(|&c| c == '*')
+    let pattern: String = pattern.iter().collect();
+    let text: String = text.iter().collect();
+    crate::glob::matches(&pattern, &text)
 }
 
 #[cfg(test)]

@@ -258,6 +258,22 @@ impl RuleSet {
             .find(|r| r.spec.id.eq_ignore_ascii_case(id))
     }
 
+    /// Every key `fabric.toml [policy]` may set, with its default: the policy defaults and
+    /// every rule parameter (the first rule's default where two rules share a name).
+    pub fn policy_keys(&self) -> std::collections::BTreeMap<String, serde_json::Value> {
+        let mut keys: std::collections::BTreeMap<String, serde_json::Value> = self
+            .policy_defaults
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for r in &self.rules {
+            for (k, v) in table_to_json(&r.spec.params) {
+                keys.entry(k).or_insert(v);
+            }
+        }
+        keys
+    }
+
     /// Every parameter name of every rule (to spot typos in fabric.toml [policy]).
     pub fn param_names(&self) -> BTreeSet<String> {
         self.rules

@@ -15,8 +15,8 @@
 //! ```
 
 use crate::finding::Finding;
+use crate::glob::matches as glob_match;
 use crate::model::Notice;
-use crate::text::glob_match;
 use anyhow::{Result, bail};
 use serde::{Deserialize, Serialize};
 use std::path::Path;

@@ -14,12 +14,15 @@ const LAYERS: &[(&str, u8)] = &[
     ("text", 0),
     ("redact", 0),
     ("embedded", 0),
+    ("glob", 0),
     // The normalized model (facts with provenance, probe records).
     ("model", 1),
     // What sits directly on the model: findings, the rule-input schema, the parser engine.
     ("finding", 2),
     ("schema", 2),
     ("parser", 2),
+    // The fabric's [policy] checked against the keys the rules declare.
+    ("policy", 3),
     // Reading a snapshot folder; the platform readers (vendor structures → model).
     ("snapshot", 3),
     ("platform", 3),
@@ -39,8 +42,10 @@ const LAYERS: &[(&str, u8)] = &[
     ("review", 9),
     ("explain", 9),
     ("remediate", 10),
-    // The command line, then the crate root.
+    // The command line and the fuzzing entry points (each reaches the whole pipeline), then the
+    // crate root.
     ("cli", 11),
+    ("fuzzing", 11),
     ("lib", 12),
 ];
 

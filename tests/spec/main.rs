@@ -10,7 +10,9 @@ mod corpus; // real published outputs (../shared/corpus) parse truthfully
 mod demo; // the README's first command on the bundled demo fabric
 mod diff; // `diff BEFORE AFTER`
 mod findings_pinned; // the bundled fabrics' findings, byte for byte (refactors change nothing)
+mod fuzz_regressions; // fuzz targets' saved inputs replayed without a fuzzer
 mod golden; // every parser: raw output in, normalized model out
+mod hostile_cost; // glob and table cost, strict [policy] (issues 19 and 17)
 mod hostile_snapshot; // links, special files, size caps, escapes, line endings (issue 19)
 mod jvd_fabric; // a back-end fabric after Juniper's AI data center JVD and its faulted twin
 mod layering; // one-way layers between top-level modules; tokio/russh only in collect and probe

@@ -119,29 +119,10 @@ fn fc_table(cos: &Cos) -> BTreeMap<String, FcEff> {
     t
 }
 
-/// `*` matches any run of characters (Junos CoS interface wildcards: `et-*`, `xe-0/0/*`).
+/// `*` matches any run of characters (Junos CoS interface wildcards: `et-*`, `xe-0/0/*`), with
+/// the shared matcher ([`crate::glob`]).
 pub(super) fn glob(pat: &str, name: &str) -> bool {
-    let parts: Vec<&str> = pat.split('*').collect();
-    if parts.len() == 1 {
-        return pat == name;
-    }
-    let mut rest = name;
-    for (i, p) in parts.iter().enumerate() {
-        if i == 0 {
-            match rest.strip_prefix(p) {
-                Some(r) => rest = r,
-                None => return false,
-            }
-        } else if i == parts.len() - 1 {
-            return rest.ends_with(p);
-        } else {
-            match rest.find(p) {
-                Some(pos) => rest = &rest[pos + p.len()..],
-                None => return false,
-            }
-        }
-    }
-    true
+    crate::glob::matches(pat, name)
 }
 
 /// The class-of-service interface settings of a port: wildcard entries first, then its own

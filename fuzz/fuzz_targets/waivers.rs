@@ -1,0 +1,3 @@
+//! waivers.toml.
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fabric_audit::fuzzing::waivers(data));

@@ -1,0 +1,189 @@
+//! Library entry points for the fuzz targets (`fuzz/fuzz_targets/*.rs`, run with `cargo fuzz`;
+//! see SECURITY.md "How it is tested"). Each takes the fuzzer's bytes, feeds them to one
+//! reader exactly as the audit does, and returns; a panic, a hang or runaway memory is the
+//! finding. The targets stay one line each so that what is fuzzed is the product's own code.
+//!
+//! The crashes the fuzzers found are kept as files in `fuzz/regressions/<target>/` and replayed
+//! by a test (tests/spec/fuzz_regressions.rs) on every run, without a fuzzer.
+
+use crate::audit::Audit;
+use crate::parser::Parsers;
+use crate::rules::RuleSet;
+use crate::snapshot::{DeviceInput, InputFile, Snapshot};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+/// The platforms in the order the fuzz targets name them.
+pub const PLATFORMS: [&str; 8] = [
+    "nxos", "eos", "cumulus", "sonic", "onyx", "junos", "os10", "linux",
+];
+
+fn parsers() -> &'static Arc<Parsers> {
+    static P: OnceLock<Arc<Parsers>> = OnceLock::new();
+    P.get_or_init(|| match crate::load_parsers(None) {
+        Ok(p) => p,
+        Err(e) => panic!("the embedded parsers do not load: {e:#}"),
+    })
+}
+
+fn rules() -> &'static RuleSet {
+    static R: OnceLock<RuleSet> = OnceLock::new();
+    R.get_or_init(|| match crate::audit::load_rules(None) {
+        Ok(r) => r,
+        Err(e) => panic!("the embedded rules do not load: {e:#}"),
+    })
+}
+
+/// Bytes as the snapshot reader hands them on: decoded (BOM, line endings, UTF-8) or the
+/// reason they cannot be.
+fn text(data: &[u8]) -> Result<String, String> {
+    crate::parser::decode(data.to_vec())
+}
+
+/// One device of `platform` with one input: `data[0]` chooses which (0: a config file in
+/// `configs/`, n: the platform's n-th command, wrapping), the rest is the file.
+pub fn device_input(platform: &str, data: &[u8]) -> DeviceInput {
+    let (sel, body) = data.split_first().map_or((0, &[][..]), |(s, b)| (*s, b));
+    let commands: Vec<&crate::parser::Command> = parsers()
+        .platforms
+        .iter()
+        .filter(|p| p.id == platform)
+        .flat_map(|p| &p.commands)
+        .collect();
+    let command = match (sel as usize).checked_sub(1) {
+        Some(i) if !commands.is_empty() => Some(
+            commands[i % commands.len()]
+                .cmd
+                .replace("{if}", "eth2")
+                .replace("{dev}", "mlx5_0"),
+        ),
+        _ => None,
+    };
+    let rel = match &command {
+        None => "configs/dut.cfg".to_string(),
+        Some(c) => format!("devices/dut/{}", crate::snapshot::command_file_name(c)),
+    };
+    DeviceInput {
+        name: "dut".into(),
+        platform: Some(platform.into()),
+        platform_reason: "fuzz".into(),
+        role: None,
+        files: vec![InputFile {
+            rel,
+            command,
+            text: text(body),
+        }],
+        error: None,
+    }
+}
+
+/// A platform's readers: its config reader and every command parser.
+pub fn platform(platform: &str, data: &[u8]) {
+    let _ = crate::device::build_device(parsers(), &device_input(platform, data));
+}
+
+/// The JSON reader (`parser::json`) and its canonical-lines rendering.
+pub fn json(data: &[u8]) {
+    if let Ok(t) = text(data) {
+        let doc = crate::parser::json::parse(&t);
+        if let Some(root) = &doc.root {
+            let _ = crate::parser::json::render(root, false);
+        }
+    }
+}
+
+/// A SONiC CONFIG_DB document in any layout, normalized (`parser::configdb`).
+pub fn config_db(data: &[u8]) {
+    if let Ok(t) = text(data)
+        && let Some(root) = crate::parser::json::parse(&t).root
+    {
+        let n = crate::parser::configdb::normalize(root);
+        let _ = crate::parser::json::render(&n, true);
+    }
+}
+
+/// A collection inventory: TOML, or Ansible YAML when `yaml`.
+pub fn inventory(data: &[u8], yaml: bool) {
+    if let Ok(t) = text(data) {
+        let name = if yaml {
+            "fuzz/inventory.yml"
+        } else {
+            "fuzz/inventory.toml"
+        };
+        let _ = crate::collect::inventory::Inventory::from_text(&t, Path::new(name), None);
+    }
+}
+
+/// `fabric.toml`: the cabling plan, device entries and `[policy]` (validated, then resolved
+/// into a fabric with no device files).
+pub fn fabric_toml(data: &[u8]) {
+    let Ok(t) = text(data) else { return };
+    let Ok(fabric) = toml::from_str(&t) else {
+        return;
+    };
+    let snap = Snapshot {
+        fabric,
+        fabric_text: t,
+        ..Default::default()
+    };
+    if crate::audit::check_policy(rules(), &snap, Path::new("fuzz")).is_err() {
+        return;
+    }
+    let (policy, notices) = crate::audit::resolve_policy(rules(), &snap);
+    let _ = crate::fabric::assemble(parsers(), &snap, policy, notices);
+}
+
+/// `waivers.toml`.
+pub fn waivers(data: &[u8]) {
+    if let Ok(t) = text(data) {
+        let _ = crate::rules::waivers::parse(&t, "waivers.toml");
+    }
+}
+
+/// Every report format on a model built from fuzzed input: `data[0]` picks the platform, the
+/// rest is [`device_input`]'s.
+pub fn reports(data: &[u8]) {
+    let Some((p, rest)) = data.split_first() else {
+        return;
+    };
+    let snap = Snapshot {
+        devices: vec![device_input(PLATFORMS[*p as usize % PLATFORMS.len()], rest)],
+        ..Default::default()
+    };
+    let (policy, notices) = crate::audit::resolve_policy(rules(), &snap);
+    let fabric = crate::fabric::assemble(parsers(), &snap, policy, notices);
+    let (findings, passes) = crate::rules::eval::evaluate_with_passes(rules(), &fabric);
+    let audit = Audit {
+        fabric,
+        findings,
+        rules: rules().rules.len(),
+        passes,
+        probes: Vec::new(),
+        waived: Vec::new(),
+        catalog: rules().rules.iter().map(|r| r.spec.clone()).collect(),
+    };
+    use crate::report::Format::*;
+    for f in [Table, Json, Model, Html, Markdown, Sarif, Junit, Github] {
+        let _ = crate::report::render(&audit, f, false);
+    }
+}
+
+/// Replay one saved input of `target` (a `fuzz/regressions/<target>/` file) through its entry
+/// point; the names are the fuzz targets'.
+pub fn replay(target: &str, data: &[u8]) -> bool {
+    if let Some(p) = target.strip_prefix("platform_") {
+        platform(p, data);
+        return true;
+    }
+    match target {
+        "json" => json(data),
+        "config_db" => config_db(data),
+        "inventory_toml" => inventory(data, false),
+        "inventory_yaml" => inventory(data, true),
+        "fabric_toml" => fabric_toml(data),
+        "waivers" => waivers(data),
+        "reports" => reports(data),
+        _ => return false,
+    }
+    true
+}
