@@ -8,6 +8,7 @@ use crate::model::{
 use crate::parser::Parsers;
 use crate::platform::canonical_ifname;
 use crate::snapshot::Snapshot;
+use crate::timings::{self, Phase};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -27,11 +28,12 @@ pub fn assemble(
     policy: serde_json::Map<String, serde_json::Value>,
     mut notices: Vec<Notice>,
 ) -> Fabric {
-    let built: Vec<(Device, Vec<UnknownFile>)> = snap
-        .devices
-        .par_iter()
-        .map(|d| build_device(parsers, d))
-        .collect();
+    let built: Vec<(Device, Vec<UnknownFile>)> = timings::devices_stage(|| {
+        snap.devices
+            .par_iter()
+            .map(|d| build_device(parsers, d))
+            .collect()
+    });
     let mut devices = Vec::with_capacity(built.len());
     for (d, u) in built {
         for f in u {
@@ -57,7 +59,7 @@ pub fn assemble(
             message: n.message.clone(),
         });
     }
-    let (links, notes) = build_links(snap, &mut devices);
+    let (links, notes) = timings::stage(Phase::Links, || build_links(snap, &mut devices));
     for n in notes {
         notices.push(Notice {
             kind: "plan".into(),
@@ -77,7 +79,9 @@ pub fn assemble(
                 .collect()
         })
         .unwrap_or_default();
-    mark_roce_ports_by(&mut devices, &links, &roce_ports);
+    timings::stage(Phase::Links, || {
+        mark_roce_ports_by(&mut devices, &links, &roce_ports)
+    });
     for e in snap
         .fabric
         .devices

@@ -23,6 +23,7 @@ pub mod rules;
 pub mod schema;
 pub mod snapshot;
 pub mod text;
+pub mod timings;
 
 use anyhow::Result;
 use std::path::Path;

@@ -4,6 +4,7 @@
 use super::{CollectArgs, ColorChoice, ExitStatus, FailOn, emit, status_for, use_color};
 use crate::audit::{self, Options};
 use crate::report::{self, Format};
+use crate::timings::{self, Phase};
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 
@@ -43,6 +44,10 @@ pub struct AuditArgs {
     pub probe: bool,
     #[command(flatten)]
     pub probe_args: crate::probe::command::ProbeArgs,
+    /// Print on stderr where the time went: load, read, parse, model, links, rules, fixes,
+    /// report, then wall, CPU and peak memory.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 pub fn run(a: AuditArgs) -> Result<ExitStatus> {
@@ -59,7 +64,12 @@ pub fn run(a: AuditArgs) -> Result<ExitStatus> {
         color,
         probe,
         probe_args,
+        timings: print_timings,
     } = a;
+    let start = std::time::Instant::now();
+    if print_timings {
+        timings::enable();
+    }
     let inventory_path = inventory.clone();
     let snapshot = match (inventory, snapshot) {
         (Some(inv), snap) => {
@@ -110,17 +120,26 @@ pub fn run(a: AuditArgs) -> Result<ExitStatus> {
             waivers,
         },
     )?;
-    let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
-    let text = report::render_review(&r, format, use_color(color, output.is_some()));
-    emit(&text, output.as_ref())?;
+    timings::stage(Phase::Report, || {
+        let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
+        let text = report::render_review(&r, format, use_color(color, output.is_some()));
+        emit(&text, output.as_ref())
+    })?;
+    if print_timings {
+        eprint!("{}", timings::render(start));
+    }
     Ok(status_for(&a.findings, fail_on))
 }
 
 /// Audit a snapshot and attach to each finding the fix snippet of its platform, if any.
 pub(crate) fn audit_with_fixes(snapshot: &std::path::Path, opts: &Options) -> Result<audit::Audit> {
     let (mut a, rs) = audit::run_keeping_rules(snapshot, opts)?;
-    let templates = crate::remediate::load(opts.parsers_dir.as_deref())?;
-    crate::remediate::attach(&mut a, &rs, snapshot, &templates);
+    let templates = timings::stage(Phase::Load, || {
+        crate::remediate::load(opts.parsers_dir.as_deref())
+    })?;
+    timings::stage(Phase::Fixes, || {
+        crate::remediate::attach(&mut a, &rs, snapshot, &templates)
+    });
     Ok(a)
 }
 
