@@ -175,7 +175,7 @@ pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, Rule
             load_rules(opts.rules_dir.as_deref())?,
         ))
     })?;
-    let snap = timings::stage(Phase::Read, || Snapshot::read(snapshot))?;
+    let snap = timings::stage(Phase::Read, || Snapshot::open(snapshot))?;
     let (policy, mut notices) = resolve_policy(&rules, &snap);
     let probes = match read_probes_or_refusal(snapshot)? {
         Ok(p) => p.unwrap_or_default(),

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 pub enum Phase {
     /// Rule, parser and fix-template files compiled.
     Load,
-    /// Snapshot files listed, read and redacted.
+    /// Snapshot folders listed (wall), then each device's files read and redacted (per device).
     Read,
     /// Vendor-parser engine over every file.
     Parse,
@@ -178,10 +178,14 @@ pub fn render(start: Instant) -> String {
     for p in Phase::ALL {
         let (wall, cpu) = seconds(p);
         if p.per_device() {
+            let wall = if wall > 0.0 {
+                format!("{wall:.3}")
+            } else {
+                "-".into()
+            };
             out.push_str(&format!(
-                "  {:<8}{:>10}{cpu:>10.3}  per device, on {threads} threads\n",
+                "  {:<8}{wall:>10}{cpu:>10.3}  per device, on {threads} threads\n",
                 p.name(),
-                "-"
             ));
         } else {
             out.push_str(&format!("  {:<8}{wall:>10.3}{cpu:>10.3}\n", p.name()));
