@@ -180,6 +180,8 @@ pub struct Snapshot {
     notice_keys: Vec<NoticeKey>,
     /// Per device (same order as `devices`), the files still to read; empty once read.
     pending: Vec<PendingDevice>,
+    /// Byte offsets of the newlines of `fabric_text`, found on first use.
+    fabric_newlines: std::sync::OnceLock<Vec<usize>>,
 }
 
 /// The place of a notice in a snapshot read: (0 fabric.toml, 1 configs/, 2 devices/,
@@ -518,9 +520,16 @@ impl Snapshot {
         all
     }
 
-    /// The 1-based line of a byte offset in fabric.toml.
+    /// The 1-based line of a byte offset in fabric.toml (as [`line_col`] counts it). A binary
+    /// search over the newlines: the plan of a 10,000-device fabric asks this for every link
+    /// end, and counting from the start each time was quadratic (4.3 CPU-s of 47).
     pub fn fabric_line(&self, offset: usize) -> u32 {
-        line_col(&self.fabric_text, offset).0 as u32
+        let text = self.fabric_text.as_bytes();
+        let newlines = self
+            .fabric_newlines
+            .get_or_init(|| memchr::memchr_iter(b'\n', text).collect());
+        let offset = offset.min(text.len());
+        (newlines.partition_point(|&p| p < offset) + 1) as u32
     }
 }
 
@@ -861,6 +870,21 @@ pub struct JournalDevice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fabric_line_counts_lines_as_line_col_does() {
+        let snap = Snapshot {
+            fabric_text: "[policy]\nmtu = 9000\n\n[[link]]\na = \"x:1\"\n".into(),
+            ..Default::default()
+        };
+        for offset in 0..=snap.fabric_text.len() + 3 {
+            assert_eq!(
+                snap.fabric_line(offset) as usize,
+                line_col(&snap.fabric_text, offset).0,
+                "offset {offset}"
+            );
+        }
+    }
     #[test]
     fn file_names_follow_the_contract() {
         assert_eq!(
