@@ -8,6 +8,7 @@ use crate::model::probe::Probe;
 use crate::model::{Fabric, Notice};
 use crate::rules::{RuleSet, table_to_json};
 use crate::snapshot::Snapshot;
+use crate::timings::{self, Phase};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 
@@ -187,9 +188,13 @@ pub fn run(snapshot: &Path, opts: &Options) -> Result<Audit> {
 /// `run`, also handing back the rule set it loaded (remediation needs it; loading it again
 /// would read and compile every rule file twice).
 pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, RuleSet)> {
-    let parsers = crate::parser::load_parsers(opts.parsers_dir.as_deref())?;
-    let rules = load_rules(opts.rules_dir.as_deref())?;
-    let snap = Snapshot::read(snapshot)?;
+    let (parsers, rules) = timings::stage(Phase::Load, || {
+        anyhow::Ok((
+            crate::parser::load_parsers(opts.parsers_dir.as_deref())?,
+            load_rules(opts.rules_dir.as_deref())?,
+        ))
+    })?;
+    let snap = timings::stage(Phase::Read, || Snapshot::open(snapshot))?;
     check_policy(&rules, &snap, snapshot)?;
     let (policy, mut notices) = resolve_policy(&rules, &snap);
     let probes = match read_probes_or_refusal(snapshot)? {
@@ -218,9 +223,23 @@ pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, Rule
         }
     }
     let fabric = assemble(&parsers, &snap, policy, notices);
-    let (mut findings, mut passes) = crate::rules::eval::evaluate_with_passes(&rules, &fabric);
+    drop(snap);
+    timings::stage(Phase::Rules, || {
+        finish_rules(&rules, fabric, probes, waiver_text)
+    })
+    .map(|a| (a, rules))
+}
+
+/// The rules on an assembled fabric, then probe rules and waivers.
+fn finish_rules(
+    rules: &RuleSet,
+    fabric: Fabric,
+    probes: Vec<Probe>,
+    waiver_text: Option<(String, String)>,
+) -> Result<Audit> {
+    let (mut findings, mut passes) = crate::rules::eval::evaluate_with_passes(rules, &fabric);
     if !probes.is_empty() {
-        let (pf, pp) = probe_findings(&rules, &probes, &fabric.policy, &findings);
+        let (pf, pp) = probe_findings(rules, &probes, &fabric.policy, &findings);
         findings.extend(pf);
         crate::finding::sort(&mut findings);
         for (k, v) in pp.count {
@@ -242,12 +261,12 @@ pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, Rule
         if !applied.notices.is_empty() {
             fabric.notices.extend(applied.notices);
             let (wf, _) =
-                crate::rules::eval::evaluate_only(&rules, &fabric, &|r| r.spec.family == "WAIVER");
+                crate::rules::eval::evaluate_only(rules, &fabric, &|r| r.spec.family == "WAIVER");
             findings.extend(wf);
             crate::finding::sort(&mut findings);
         }
     }
-    let a = Audit {
+    Ok(Audit {
         fabric,
         findings,
         rules: rules.rules.len(),
@@ -255,6 +274,5 @@ pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, Rule
         probes,
         waived,
         catalog: rules.rules.iter().map(|r| r.spec.clone()).collect(),
-    };
-    Ok((a, rules))
+    })
 }

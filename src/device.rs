@@ -7,8 +7,10 @@ use crate::parser::{Parsers, Platform};
 use crate::platform::{self, Output};
 use crate::snapshot::{DeviceInput, command_file_name};
 use crate::text::natural_cmp;
+use crate::timings::{self, Phase};
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Find the command a device file holds: the command named in device.toml, else the command
 /// whose default file name matches (templated commands match with any interface/device).
@@ -113,7 +115,26 @@ pub struct UnknownFile {
 }
 
 /// Build the device model. Never fails: every problem is recorded on the device.
+/// Its time goes to [`Phase::Parse`] (the engine over each file) and [`Phase::Model`] (the rest).
 pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<UnknownFile>) {
+    let start = timings::thread_cpu();
+    let mut parse_time = Duration::ZERO;
+    let built = build_device_timed(parsers, input, &mut parse_time);
+    timings::add_cpu(Phase::Parse, parse_time);
+    timings::add_cpu(
+        Phase::Model,
+        timings::thread_cpu()
+            .saturating_sub(start)
+            .saturating_sub(parse_time),
+    );
+    built
+}
+
+fn build_device_timed(
+    parsers: &Parsers,
+    input: &DeviceInput,
+    parse_time: &mut Duration,
+) -> (Device, Vec<UnknownFile>) {
     let mut dev = Device {
         name: input.name.clone(),
         error: input.error.clone(),
@@ -242,11 +263,13 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
                 continue;
             }
         };
+        let parse_start = timings::thread_cpu();
         let (cmd, parsed) = if in_configs {
             read_config(platform, cmd, text)
         } else {
             (cmd, cmd.parse(text))
         };
+        *parse_time += timings::thread_cpu().saturating_sub(parse_start);
         concrete.push(f.command.clone().unwrap_or_else(|| cmd.cmd.clone()));
         outputs.push(Output {
             file: Arc::from(f.rel.as_str()),

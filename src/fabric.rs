@@ -8,6 +8,7 @@ use crate::model::{
 use crate::parser::Parsers;
 use crate::platform::canonical_ifname;
 use crate::snapshot::Snapshot;
+use crate::timings::{self, Phase};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -27,13 +28,17 @@ pub fn assemble(
     policy: serde_json::Map<String, serde_json::Value>,
     mut notices: Vec<Notice>,
 ) -> Fabric {
-    let built: Vec<(Device, Vec<UnknownFile>)> = snap
-        .devices
-        .par_iter()
-        .map(|d| build_device(parsers, d))
-        .collect();
+    // Each device is read, parsed, modelled and its text dropped on a worker thread, so the
+    // snapshot's text is never all in memory at once.
+    let built: Vec<Built> = timings::devices_stage(|| {
+        (0..snap.devices.len())
+            .into_par_iter()
+            .map(|i| load_and_build(parsers, snap, i))
+            .collect()
+    });
     let mut devices = Vec::with_capacity(built.len());
-    for (d, u) in built {
+    let mut read_notices = Vec::new();
+    for (d, u, r) in built {
         for f in u {
             notices.push(Notice {
                 kind: "unknown-file".into(),
@@ -43,21 +48,19 @@ pub fn assemble(
                 message: f.reason,
             });
         }
+        read_notices.extend(r);
         devices.push(d);
     }
-    for n in &snap.notices {
+    for n in snap.merge_notices(read_notices) {
         notices.push(Notice {
             kind: if n.refused { "refused" } else { "snapshot" }.into(),
-            device: n
-                .device
-                .clone()
-                .unwrap_or_else(|| crate::finding::FABRIC.into()),
-            file: n.file.clone(),
+            device: n.device.unwrap_or_else(|| crate::finding::FABRIC.into()),
+            file: n.file,
             line: n.line,
-            message: n.message.clone(),
+            message: n.message,
         });
     }
-    let (links, notes) = build_links(snap, &mut devices);
+    let (links, notes) = timings::stage(Phase::Links, || build_links(snap, &mut devices));
     for n in notes {
         notices.push(Notice {
             kind: "plan".into(),
@@ -77,7 +80,9 @@ pub fn assemble(
                 .collect()
         })
         .unwrap_or_default();
-    mark_roce_ports_by(&mut devices, &links, &roce_ports);
+    timings::stage(Phase::Links, || {
+        mark_roce_ports_by(&mut devices, &links, &roce_ports)
+    });
     for e in snap
         .fabric
         .devices
@@ -108,6 +113,22 @@ pub fn assemble(
         policy,
         notices,
     }
+}
+
+/// A modelled device, its unexplained files and the notices reading it gave.
+type Built = (
+    Device,
+    Vec<UnknownFile>,
+    Vec<(crate::snapshot::NoticeKey, crate::snapshot::Notice)>,
+);
+
+/// Read device `i` of the snapshot (its time goes to [`Phase::Read`]) and model it.
+fn load_and_build(parsers: &Parsers, snap: &Snapshot, i: usize) -> Built {
+    let start = timings::thread_cpu();
+    let (input, read_notices) = snap.load_device(i);
+    timings::add_cpu(Phase::Read, timings::thread_cpu().saturating_sub(start));
+    let (d, u) = build_device(parsers, &input);
+    (d, u, read_notices)
 }
 
 /// Resolve a neighbor's advertised system name to a device of the fabric.

@@ -26,6 +26,7 @@ pub mod rules;
 pub mod schema;
 pub mod snapshot;
 pub mod text;
+pub mod timings;
 
 pub use embedded::read_toml_dir;
 pub use parser::load_parsers;

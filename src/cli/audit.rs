@@ -4,6 +4,7 @@
 use super::{CollectArgs, ColorChoice, ExitStatus, FailOn, emit, status_for, use_color};
 use crate::audit::{self, Options};
 use crate::report::{self, Format};
+use crate::timings::{self, Phase};
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 
@@ -53,6 +54,10 @@ pub struct AuditArgs {
     pub probe: bool,
     #[command(flatten)]
     pub probe_args: super::probe_run::ProbeArgs,
+    /// Print on stderr where the time went: load, read, parse, model, links, rules, fixes,
+    /// report, then wall, CPU and peak memory.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// Fill what the command line left unset from the repository's fabric-audit.toml.
@@ -100,7 +105,12 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
         probe,
         probe_args,
         no_config: _,
+        timings: print_timings,
     } = a;
+    let start = std::time::Instant::now();
+    if print_timings {
+        timings::enable();
+    }
     let format = format.unwrap_or(Format::Table);
     let fail_on = fail_on.unwrap_or(FailOn::Error);
     view_args.check_format(format)?;
@@ -164,24 +174,33 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
         show_info: selection.min_severity == Some(crate::finding::Severity::Info),
         snapshot: Some(snapshot.display().to_string()),
     };
-    let text = if view_args.statistics {
-        match format {
-            Format::Json => report::statistics::json(&a),
-            _ => report::statistics::text(&a, view.width),
-        }
-    } else {
-        let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
-        report::render_review_view(&r, format, &view)
-    };
-    emit(&text, output.as_ref())?;
+    timings::stage(Phase::Report, || {
+        let text = if view_args.statistics {
+            match format {
+                Format::Json => report::statistics::json(&a),
+                _ => report::statistics::text(&a, view.width),
+            }
+        } else {
+            let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
+            report::render_review_view(&r, format, &view)
+        };
+        emit(&text, output.as_ref())
+    })?;
+    if print_timings {
+        eprint!("{}", timings::render(start));
+    }
     Ok(status_for(&a.findings, fail_on))
 }
 
 /// Audit a snapshot and attach to each finding the fix snippet of its platform, if any.
 pub(crate) fn audit_with_fixes(snapshot: &std::path::Path, opts: &Options) -> Result<audit::Audit> {
     let (mut a, rs) = audit::run_keeping_rules(snapshot, opts)?;
-    let templates = crate::remediate::load(opts.parsers_dir.as_deref())?;
-    crate::remediate::attach(&mut a, &rs, snapshot, &templates);
+    let templates = timings::stage(Phase::Load, || {
+        crate::remediate::load(opts.parsers_dir.as_deref())
+    })?;
+    timings::stage(Phase::Fixes, || {
+        crate::remediate::attach(&mut a, &rs, snapshot, &templates)
+    });
     Ok(a)
 }
 

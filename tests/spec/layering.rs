@@ -15,6 +15,8 @@ const LAYERS: &[(&str, u8)] = &[
     ("redact", 0),
     ("embedded", 0),
     ("glob", 0),
+    // Per-phase wall and CPU times (`--timings`).
+    ("timings", 0),
     // The normalized model (facts with provenance, probe records).
     ("model", 1),
     // What sits directly on the model: findings, the rule-input schema, the parser engine.

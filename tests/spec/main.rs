@@ -28,6 +28,7 @@ mod review; // `review --repo --base --head` on a git repo
 mod robustness; // nothing panics on garbage
 mod rule_engine; // rules on hand-built models
 mod rule_fixtures; // every rule on real snapshot files (fixtures/rules)
+mod scale; // findings of ~1,000-device replicated fabrics pinned; --timings
 mod sonic_layouts; // every SONiC CONFIG_DB layout gives the same model
 mod terminal_output;
 mod vendor_semantics; // issue 15: vendor defaults, "auto", policies in force, platform maxima // issue 17: fits the terminal, worst first, one row per cause
