@@ -143,8 +143,9 @@ fn device_json(d: &Device, templates: &Templates) -> serde_json::Value {
 /// The policy as a fix on one port sees it. A fabric that does not declare `roce_tc` / `cnp_tc`
 /// (-1: the rules then follow RoCE and CNPs through each port's own maps) gets, for its fixes,
 /// the classes the port's maps give: RoCE's class when its PFC priority is lossless, else the
-/// first class whose PFC priority is lossless; the CNPs' class when it is one of their own,
-/// else 6. Without maps, the classes of the common lossless-RoCE design (RoCE 3, CNP 6).
+/// first other lossless class that is neither the CNPs' nor unmarked traffic's (none: -1, so a
+/// fix that needs it is withheld); the CNPs' class when it is one of their own, else 6.
+/// Without maps, the classes of the common lossless-RoCE design (RoCE 3, CNP 6).
 fn port_policy(
     policy: &serde_json::Map<String, serde_json::Value>,
     port: Option<&crate::model::Interface>,
@@ -173,20 +174,28 @@ fn port_policy(
             .and_then(|t| to_prio.get(t))
             .is_some_and(|prio| lossless.contains(prio))
     };
+    let cnp_class = tc_of(num("cnp_dscp"));
+    let unmarked = tc_of(Some(0));
     let roce = match num("roce_tc") {
         Some(t) if t >= 0 => t,
+        // No maps known: the common design's class.
+        _ if to_prio.is_empty() || to_tc.is_empty() => 3,
+        // RoCE's own class when it is lossless, else another lossless class that is neither
+        // the CNPs' nor unmarked traffic's; none: -1, and a fix that needs it is withheld.
         _ => tc_of(num("roce_dscp"))
             .filter(|t| is_lossless(*t))
-            .or_else(|| (0..to_prio.len() as i64).find(|t| is_lossless(*t)))
-            .unwrap_or(3),
+            .or_else(|| {
+                (0..to_prio.len() as i64)
+                    .find(|t| is_lossless(*t) && Some(*t) != cnp_class && Some(*t) != unmarked)
+            })
+            .unwrap_or(-1),
     };
     let mut p = policy.clone();
     if num("roce_tc").is_none_or(|t| t < 0) {
         p.insert("roce_tc".into(), roce.into());
     }
     if num("cnp_tc").is_none_or(|t| t < 0) {
-        let unmarked = tc_of(Some(0));
-        let cnp = tc_of(num("cnp_dscp"))
+        let cnp = cnp_class
             .filter(|t| *t != roce && Some(*t) != unmarked)
             .unwrap_or(6);
         p.insert("cnp_tc".into(), cnp.into());

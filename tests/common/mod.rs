@@ -253,6 +253,10 @@ pub struct Case {
     #[serde(default)]
     pub link: Vec<Link>,
     pub expect: Vec<Expect>,
+    /// Why no fix can be written for this fault (the remediation round trip then checks that
+    /// the fix is withheld on every expected object, instead of applied).
+    #[serde(default)]
+    pub withheld: Option<String>,
 }
 
 #[derive(Deserialize)]

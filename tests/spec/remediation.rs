@@ -70,6 +70,29 @@ fn round_trip(id: &str, path: &Path, tmp: &Path) -> Result<(), String> {
             String::from_utf8_lossy(&r.stderr)
         ));
     }
+    if let Some(why) = &case.withheld {
+        // A fault no snippet can fix: every expected object is listed as withheld.
+        let missing: Vec<String> = case
+            .expect
+            .iter()
+            .filter(|ex| {
+                let at = match &ex.interface {
+                    Some(i) => format!("{id} {}:{i} [withheld", ex.device),
+                    None => format!("{id} {} [withheld", ex.device),
+                };
+                !report.contains(&at)
+            })
+            .map(|ex| format!("{} {:?}", ex.device, ex.interface))
+            .collect();
+        return if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}: the case says the fix is withheld ({why}), but it is not for {missing:?}\n{report}",
+                path.display()
+            ))
+        };
+    }
     let after = audit(&out);
     let mut errs = Vec::new();
     for ex in &case.expect {
