@@ -143,8 +143,8 @@ fn device_json(d: &Device, templates: &Templates) -> serde_json::Value {
 /// The policy as a fix on one port sees it. A fabric that does not declare `roce_tc` / `cnp_tc`
 /// (-1: the rules then follow RoCE and CNPs through each port's own maps) gets, for its fixes,
 /// the classes the port's maps give: RoCE's class when its PFC priority is lossless, else the
-/// first other lossless class that is neither the CNPs' nor unmarked traffic's (none: -1, so a
-/// fix that needs it is withheld); the CNPs' class when it is one of their own, else 6.
+/// first other lossless class that is neither the CNPs' nor unmarked traffic's, else class 3 (the
+/// common design's) unless it is one of those two (then -1, so a fix that needs it is withheld); the CNPs' class when it is one of their own, else 6.
 /// Without maps, the classes of the common lossless-RoCE design (RoCE 3, CNP 6).
 fn port_policy(
     policy: &serde_json::Map<String, serde_json::Value>,
@@ -181,13 +181,14 @@ fn port_policy(
         // No maps known: the common design's class.
         _ if to_prio.is_empty() || to_tc.is_empty() => 3,
         // RoCE's own class when it is lossless, else another lossless class that is neither
-        // the CNPs' nor unmarked traffic's; none: -1, and a fix that needs it is withheld.
+        // the CNPs' nor unmarked traffic's, else 3 unless it is one of those (-1: withheld).
         _ => tc_of(num("roce_dscp"))
             .filter(|t| is_lossless(*t))
             .or_else(|| {
                 (0..to_prio.len() as i64)
                     .find(|t| is_lossless(*t) && Some(*t) != cnp_class && Some(*t) != unmarked)
             })
+            .or(Some(3).filter(|t| Some(*t) != cnp_class && Some(*t) != unmarked))
             .unwrap_or(-1),
     };
     let mut p = policy.clone();
