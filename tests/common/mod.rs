@@ -84,6 +84,9 @@ pub fn run(home: &std::path::Path, args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
         .args(args)
         .env("HOME", home)
+        // A wide terminal, so the tests read table rows unwrapped (the width rules have tests of
+        // their own: tests/spec/terminal_output.rs).
+        .env("COLUMNS", "200")
         .env_remove("SSH_AUTH_SOCK")
         .output()
         .unwrap()

@@ -636,6 +636,7 @@ jump = "h1"
             "-q",
         ])
         .env("HOME", &work)
+        .env("COLUMNS", "200")
         .env_remove("SSH_AUTH_SOCK")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
