@@ -369,3 +369,33 @@ pub fn build_case(path: &Path, tmp: &Path) -> Result<Case, String> {
     }
     Ok(case)
 }
+
+/// One finding of a JSON report on a line: severity, rule, device, interface, message.
+pub fn describe(f: &serde_json::Value) -> String {
+    format!(
+        "{} {} {} {}: {}",
+        f["severity"], f["rule"], f["device"], f["interface"], f["message"]
+    )
+}
+
+/// A bundled fabric with planted faults: no error on a device (or toward a peer) that carries
+/// none of them.
+pub fn assert_no_errors_off(
+    findings: &[serde_json::Value],
+    faulty: &std::collections::BTreeSet<&str>,
+) {
+    let wrong: Vec<String> = findings
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .filter(|f| {
+            let peer = f["peer"]["device"].as_str().unwrap_or("");
+            !faulty.contains(f["device"].as_str().unwrap_or("")) && !faulty.contains(peer)
+        })
+        .map(describe)
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "errors on correct devices:\n{}",
+        wrong.join("\n")
+    );
+}

@@ -41,12 +41,7 @@ fn audit(dir: &Path) -> (Option<i32>, serde_json::Value) {
     )
 }
 
-fn describe(f: &serde_json::Value) -> String {
-    format!(
-        "{} {} {} {}: {}",
-        f["severity"], f["rule"], f["device"], f["interface"], f["message"]
-    )
-}
+use crate::common::{self, describe};
 
 #[test]
 fn clean_mixed_fabric_has_no_error_and_no_warning() {
@@ -99,18 +94,5 @@ fn demo_mixed_fabric_reports_every_planted_fault() {
     }
     assert!(missing.is_empty(), "not reported:\n{}", missing.join("\n"));
     let faulty: BTreeSet<&str> = exp.fault.iter().map(|f| f.device.as_str()).collect();
-    let wrong: Vec<String> = findings
-        .iter()
-        .filter(|f| f["severity"] == "error")
-        .filter(|f| {
-            let peer = f["peer"]["device"].as_str().unwrap_or("");
-            !faulty.contains(f["device"].as_str().unwrap_or("")) && !faulty.contains(peer)
-        })
-        .map(describe)
-        .collect();
-    assert!(
-        wrong.is_empty(),
-        "errors on correct devices:\n{}",
-        wrong.join("\n")
-    );
+    common::assert_no_errors_off(findings, &faulty);
 }
