@@ -18,9 +18,16 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Runs `fabric-audit audit SNAP` from the project's root, so a snapshot under it is named by
+/// its relative path as a user types it (`fixtures/demo-fabric`): the headline's length, and so
+/// the line count, does not depend on where the checkout lives.
 fn audit(snap: &Path, extra: &[&str], env: &[(&str, &str)]) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut c = bin();
-    c.arg("audit").arg(snap).args(extra);
+    c.current_dir(root)
+        .arg("audit")
+        .arg(snap.strip_prefix(root).unwrap_or(snap))
+        .args(extra);
     for (k, v) in env {
         c.env(k, v);
     }
@@ -61,9 +68,9 @@ fn in_tmux(cols: u16) -> Option<Vec<String>> {
             .unwrap()
     };
     let cmd = format!(
-        "env -u COLUMNS NO_COLOR=1 '{}' audit '{}'; echo __END__; sleep 60",
-        env!("CARGO_BIN_EXE_fabric-audit"),
-        fixture("demo-fabric").display()
+        "cd '{}' && env -u COLUMNS NO_COLOR=1 '{}' audit fixtures/demo-fabric; echo __END__; sleep 60",
+        env!("CARGO_MANIFEST_DIR"),
+        env!("CARGO_BIN_EXE_fabric-audit")
     );
     let (x, y) = (cols.to_string(), "50".to_string());
     let made = tmux(&["new-session", "-d", "-s", "t", "-x", &x, "-y", &y, &cmd]);
@@ -128,7 +135,7 @@ fn the_demo_prints_at_most_40_lines_summary_first_and_a_remediate_footer() {
             *lines.last().unwrap(),
             format!(
                 "18 fixable: run `fabric-audit remediate {}`",
-                demo.display()
+                Path::new("fixtures").join("demo-fabric").display()
             )
         );
         // One row per cause: spine1's wrong class-map (8 findings) is one row.
