@@ -6,6 +6,10 @@
 //! The crashes the fuzzers found are kept as files in `fuzz/regressions/<target>/` and replayed
 //! by a test (tests/spec/fuzz_regressions.rs) on every run, without a fuzzer.
 
+pub mod alloc;
+pub mod mutate;
+pub mod smoke;
+
 use crate::audit::Audit;
 use crate::parser::Parsers;
 use crate::rules::RuleSet;

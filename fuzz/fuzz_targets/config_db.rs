@@ -1,3 +1,8 @@
 //! SONiC CONFIG_DB in any layout (src/parser/configdb.rs).
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| fabric_audit::fuzzing::config_db(data));
+
+// Peak memory per input is measured and bounded (fabric_audit::fuzzing::smoke::checked).
+#[global_allocator]
+static ALLOC: fabric_audit::fuzzing::alloc::PeakAlloc = fabric_audit::fuzzing::alloc::PeakAlloc;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fabric_audit::fuzzing::smoke::checked("config_db", data));

@@ -1,3 +1,8 @@
 //! fabric.toml: plan, devices, strict [policy].
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| fabric_audit::fuzzing::fabric_toml(data));
+
+// Peak memory per input is measured and bounded (fabric_audit::fuzzing::smoke::checked).
+#[global_allocator]
+static ALLOC: fabric_audit::fuzzing::alloc::PeakAlloc = fabric_audit::fuzzing::alloc::PeakAlloc;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fabric_audit::fuzzing::smoke::checked("fabric_toml", data));

@@ -1,3 +1,8 @@
 //! The JSON reader (src/parser/json.rs) and its canonical-lines rendering.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| fabric_audit::fuzzing::json(data));
+
+// Peak memory per input is measured and bounded (fabric_audit::fuzzing::smoke::checked).
+#[global_allocator]
+static ALLOC: fabric_audit::fuzzing::alloc::PeakAlloc = fabric_audit::fuzzing::alloc::PeakAlloc;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fabric_audit::fuzzing::smoke::checked("json", data));

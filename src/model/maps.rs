@@ -34,9 +34,16 @@ pub struct MapEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<u8>,
     pub how: How,
-    /// `file:line`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub at: Option<String>,
+    /// The line (shown as `file:line`); shares the file name with every other fact from it.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "file_line")]
+    pub at: Option<Src>,
+}
+
+fn file_line<S: serde::Serializer>(at: &Option<Src>, s: S) -> Result<S::Ok, S::Error> {
+    match at {
+        Some(src) => s.collect_str(&format_args!("{}:{}", src.file, src.line)),
+        None => s.serialize_none(),
+    }
 }
 
 impl MapEntry {
@@ -45,7 +52,7 @@ impl MapEntry {
             from,
             to: Some(to),
             how: How::Config,
-            at: Some(at(src)),
+            at: Some(src.clone()),
         }
     }
     pub fn default(from: u8, to: u8, src: Option<&Src>) -> Self {
@@ -53,7 +60,7 @@ impl MapEntry {
             from,
             to: Some(to),
             how: How::Default,
-            at: src.map(at),
+            at: src.cloned(),
         }
     }
     pub fn derived(from: u8, to: u8, src: Option<&Src>) -> Self {
@@ -61,7 +68,7 @@ impl MapEntry {
             from,
             to: Some(to),
             how: How::Derived,
-            at: src.map(at),
+            at: src.cloned(),
         }
     }
     pub fn unknown(from: u8) -> Self {
@@ -72,10 +79,6 @@ impl MapEntry {
             at: None,
         }
     }
-}
-
-fn at(src: &Src) -> String {
-    format!("{}:{}", src.file, src.line)
 }
 
 /// One map of a port: its entries and, for defaults, derived or unknown entries, the platform's
@@ -198,7 +201,11 @@ mod tests {
         let f = known(vec![0, 1, 2, 3, 4, 5, 6, 7], &src);
         let m = QosMap::of_field(&f, 8, None);
         assert_eq!(m.entries[4], MapEntry::config(4, 4, &src));
-        assert_eq!(m.entries[4].at.as_deref(), Some("configs/leaf1.conf:12"));
+        let at = m.entries[4]
+            .at
+            .as_ref()
+            .map(|s| format!("{}:{}", s.file, s.line));
+        assert_eq!(at.as_deref(), Some("configs/leaf1.conf:12"));
         let d = default_of(vec![0; 8], Some(&src));
         let m = QosMap::of_field(&d, 8, Some("all to queue 0"));
         assert_eq!(m.entries[3].how, How::Default);

@@ -11,6 +11,7 @@ mod demo; // the README's first command on the bundled demo fabric
 mod diff; // `diff BEFORE AFTER`
 mod findings_pinned; // the bundled fabrics' findings, byte for byte (refactors change nothing)
 mod fuzz_regressions; // fuzz targets' saved inputs replayed without a fuzzer
+mod fuzz_smoke; // every fuzz target, 1 s of mutations each: no panic, hang or memory blow-up
 mod golden; // every parser: raw output in, normalized model out
 mod hostile_cost; // glob and table cost, strict [policy] (issues 19 and 17)
 mod hostile_snapshot; // links, special files, size caps, escapes, line endings (issue 19)
@@ -30,5 +31,5 @@ mod rule_engine; // rules on hand-built models
 mod rule_fixtures; // every rule on real snapshot files (fixtures/rules)
 mod scale; // findings of ~1,000-device replicated fabrics pinned; --timings
 mod sonic_layouts; // every SONiC CONFIG_DB layout gives the same model
-mod terminal_output;
-mod vendor_semantics; // issue 15: vendor defaults, "auto", policies in force, platform maxima // issue 17: fits the terminal, worst first, one row per cause
+mod terminal_output; // issue 17: fits the terminal, worst first, one row per cause
+mod vendor_semantics; // issue 15: vendor defaults, "auto", policies in force, platform maxima
