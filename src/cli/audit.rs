@@ -124,6 +124,14 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
                 ))
             });
             let summary = super::collect::collect_run(&inv, &out, parsers.as_deref(), &collect)?;
+            if summary.interrupted {
+                eprintln!(
+                    "fabric-audit: collection interrupted; the snapshot in {} holds what was collected (audit it with `fabric-audit audit {}`)",
+                    out.display(),
+                    out.display()
+                );
+                return Ok(ExitStatus::Interrupted);
+            }
             if summary.collected() == 0 {
                 eprintln!(
                     "fabric-audit: nothing could be collected; the snapshot in {} records why",
@@ -153,7 +161,9 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
                 "fabric-audit: probes interrupted; the results so far are in {}",
                 path.display()
             );
-            return Ok(ExitStatus::Error);
+        }
+        if let Some(s) = super::probe_status(&run) {
+            return Ok(s);
         }
     }
     let mut a = audit_with_fixes(

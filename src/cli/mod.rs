@@ -84,12 +84,39 @@ pub enum Command {
     Parsers(audit::ParsersArgs),
 }
 
-/// What the process should exit with (0 success, 1 findings reached --fail-on, 2 error).
+/// What the process should exit with (0 success, 1 findings reached --fail-on, 2 error,
+/// 130 interrupted by Ctrl-C after writing what it had).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {
     Success = 0,
     Failure = 1,
     Error = 2,
+    Interrupted = 130,
+}
+
+/// The exit status of a probe run: 130 when interrupted, 2 when no probe produced a result
+/// (every one failed, was invalid, timed out or could not reach its hosts), else `None`
+/// (the findings decide).
+pub(crate) fn probe_status(run: &probe_run::ProbeRun) -> Option<ExitStatus> {
+    if run.interrupted {
+        return Some(ExitStatus::Interrupted);
+    }
+    let probes = &run.audit.probes;
+    if probes.iter().any(|p| p.status == "ok") {
+        return None;
+    }
+    let mut by: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for p in probes {
+        *by.entry(p.status.as_str()).or_default() += 1;
+    }
+    let how: Vec<String> = by.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    eprintln!(
+        "fabric-audit: no probe produced a result ({} probe(s){}{})",
+        probes.len(),
+        if how.is_empty() { "" } else { ": " },
+        how.join(", ")
+    );
+    Some(ExitStatus::Error)
 }
 
 pub(crate) fn use_color(c: ColorChoice, to_file: bool) -> bool {

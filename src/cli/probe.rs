@@ -60,7 +60,9 @@ pub fn run(a: ProbeArgs) -> Result<ExitStatus> {
     emit(&report::render(&run.audit, format, false), None)?;
     if run.interrupted {
         eprintln!("fabric-audit: interrupted; the probe processes on the hosts were ended");
-        return Ok(ExitStatus::Error);
+    }
+    if let Some(s) = super::probe_status(&run) {
+        return Ok(s);
     }
     Ok(status_for(&run.audit.findings, fail_on))
 }
