@@ -146,7 +146,10 @@ pub(crate) fn collect_run(
         }
     }
     for g in s.limits(&inv) {
-        eprintln!("  cut short: {}", g.line());
+        match g.devices.as_slice() {
+            [one] => eprintln!("  {one} cut short: {}", g.text),
+            _ => eprintln!("  cut short: {}", g.line()),
+        }
     }
     Ok(s)
 }

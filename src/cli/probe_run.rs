@@ -9,8 +9,10 @@ use crate::probe::run::{self, HostSettings, Options, ProbeHost, Tool};
 use anyhow::{Result, bail};
 use std::path::Path;
 
-/// Options of a probe run.
+/// Options of a probe run. (Its argument group has its own id: `probe` flattens it into a
+/// struct of the same name, and two groups of one name make clap panic in debug builds.)
 #[derive(clap::Args, Debug, Clone)]
+#[group(id = "probe_run_options")]
 pub struct ProbeArgs {
     /// Host pairs: default (each host once within its leaf, plus one pair per two leaves),
     /// all, cross-leaf, or a file with one "a b" pair per line.
