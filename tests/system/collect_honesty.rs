@@ -141,9 +141,16 @@ fn a_probe_run_with_no_result_exits_2() {
         err.contains("no probe produced a result (2 probe(s): 2 failed)"),
         "{err}"
     );
-    // The results are still reported.
+    // The results are still reported, in the published report schema.
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["probes"].as_array().unwrap().len(), 2, "{report:#}");
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schemas/report.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let v = jsonschema::validator_for(&schema).unwrap();
+    let errs: Vec<String> = v.iter_errors(&report).map(|e| e.to_string()).collect();
+    assert!(errs.is_empty(), "{errs:#?}");
 }
 
 /// Consecutive free ports on 127.0.0.1 for `n` emulated devices.
