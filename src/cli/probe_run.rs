@@ -213,19 +213,15 @@ pub fn run(
         .filter(|t| t.platform != "linux" && on_path.contains(&t.name))
         .cloned()
         .collect();
-    let work = std::env::temp_dir().join(format!("fabric-audit-probe-{}", std::process::id()));
     let switches = if sw_targets.is_empty() {
         None
     } else {
         Some(run::Switches {
             targets: sw_targets,
             parsers: crate::parser::load_parsers(parsers_dir)?,
-            policy: policy.clone(),
-            work: work.clone(),
         })
     };
     let outcome = run::run(&hosts, &pairs, &opts, switches.as_ref());
-    let _ = std::fs::remove_dir_all(&work);
     let outcome = outcome?;
     let (findings, passes) = audit::probe_findings(&rules, &outcome.probes, policy, &config);
     let mut findings = findings;

@@ -304,3 +304,90 @@ fn the_readme_emulator_walkthrough_shows_leaf4s_uplinks() {
         }
     }
 }
+
+/// Issue 18, item 3: the command runner returns outputs in memory (nothing written), runs only
+/// the `counters` commands when asked, and keeps its login: a second read of an emulated SONiC
+/// switch whose counters moved sees the new values over the same session.
+#[test]
+fn the_command_runner_reads_counters_in_memory_over_one_login() {
+    use fabric_audit::collect::run::Runner;
+    use std::sync::atomic::Ordering;
+    let lab = Lab::new("runner");
+    let pfc = lab.write(
+        "pfc.txt",
+        &std::fs::read_to_string(root().join("fixtures/sonic/show-pfc-counters/roce-leaf.txt"))
+            .unwrap(),
+    );
+    let mut sw = fabric_audit::collect::emulator::Device {
+        platform: "sonic".into(),
+        hostname: "sw1".into(),
+        exec: true,
+        page_lines: 24,
+        ..Default::default()
+    };
+    sw.live.insert("show pfc counters".into(), pfc.clone());
+    sw.live.insert(
+        "show queue counters".into(),
+        root().join("fixtures/sonic/show-queue-counters/ethernet0.txt"),
+    );
+    let logins = sw.logins.clone();
+    let received = sw.received.clone();
+    let a = lab.serve(sw);
+    let khf = lab.write("known_hosts", &lab.known_hosts_line(a, lab.host_key.public_key()));
+    let invf = lab.write(
+        "inventory.toml",
+        &format!(
+            "[defaults]\nuser = \"audit\"\nplatform = \"sonic\"\nidentity_file = \"{}\"\nknown_hosts = \"{}\"\n{}",
+            lab.client_key_file.display(),
+            khf.display(),
+            inventory_entry("sw1", a, "")
+        ),
+    );
+    let inv = fabric_audit::collect::inventory::Inventory::load(&invf, None).unwrap();
+    let parsers = fabric_audit::load_parsers(None).unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (_tx, rx) = tokio::sync::watch::channel(false);
+    let before_files: Vec<_> = std::fs::read_dir(&lab.dir).unwrap().collect();
+    rt.block_on(async {
+        let runner = Runner::new(&inv.targets, parsers, false, 4, rx).unwrap();
+        let first = runner.run(&inv.targets, true).await;
+        assert_eq!(first.len(), 1);
+        let o = &first[0];
+        assert_eq!(o.outcome.status, "collected", "{:?}", o.outcome);
+        let texts: Vec<(String, String)> =
+            o.texts().map(|(c, t)| (c.to_string(), t)).collect();
+        let cmds: Vec<&str> = texts.iter().map(|(c, _)| c.as_str()).collect();
+        assert!(cmds.contains(&"show pfc counters"), "{cmds:?}");
+        assert!(cmds.contains(&"show queue counters"), "{cmds:?}");
+        assert!(texts.iter().any(|(_, t)| t.contains("1,204,551")));
+        assert_eq!(runner.logged_in().await, 1);
+        // The counters move; the second read sees them, without a second login.
+        let moved = std::fs::read_to_string(&pfc)
+            .unwrap()
+            .replace("1,204,551", "1,204,999");
+        std::fs::write(&pfc, moved).unwrap();
+        let second = runner.run(&inv.targets, true).await;
+        assert!(
+            second[0]
+                .texts()
+                .any(|(c, t)| c == "show pfc counters" && t.contains("1,204,999"))
+        );
+        assert_eq!(logins.load(Ordering::Relaxed), 1, "a second login");
+        runner.close().await;
+        assert_eq!(runner.logged_in().await, 0);
+    });
+    // Only counter commands were sent (no configuration read), and nothing was written.
+    let sent = received.lock().unwrap().clone();
+    assert!(
+        sent.iter()
+            .all(|c| c == "show pfc counters" || c == "show queue counters"),
+        "{sent:?}"
+    );
+    assert_eq!(sent.len(), 4, "{sent:?}");
+    let after_files: Vec<_> = std::fs::read_dir(&lab.dir).unwrap().collect();
+    assert_eq!(before_files.len(), after_files.len());
+}
