@@ -108,8 +108,10 @@ pub enum Command {
 
 /// Print a shell completion script.
 #[derive(clap::Args, Debug)]
-#[command(after_help = "bash: fabric-audit completions bash > /etc/bash_completion.d/fabric-audit\n\
-zsh:  fabric-audit completions zsh > \"${fpath[1]}/_fabric-audit\"")]
+#[command(
+    after_help = "bash: fabric-audit completions bash > /etc/bash_completion.d/fabric-audit\n\
+zsh:  fabric-audit completions zsh > \"${fpath[1]}/_fabric-audit\""
+)]
 pub struct CompletionsArgs {
     /// The shell to complete in.
     #[arg(value_enum)]

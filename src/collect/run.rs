@@ -1152,17 +1152,16 @@ pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result
 
 /// A message with what is particular to one device (its name, address, port) and to one run
 /// (numbers) taken out, so the same cause on many devices reads as one line.
-fn generic(msg: &str, t: Option<&Target>) -> String {
+fn generic(msg: &str, name: &str, at: Option<&(String, u16)>) -> String {
     let mut m = msg.to_string();
-    if let Some(t) = t {
-        let at = format!("{}:{}", t.endpoint.host, t.endpoint.port);
-        m = m.replace(&at, "<address>");
-        if !t.endpoint.host.is_empty() {
-            m = m.replace(&t.endpoint.host, "<address>");
+    if let Some((host, port)) = at {
+        m = m.replace(&format!("{host}:{port}"), "<address>");
+        if !host.is_empty() {
+            m = m.replace(host.as_str(), "<address>");
         }
-        if !t.name.is_empty() {
-            m = m.replace(&t.name, "<device>");
-        }
+    }
+    if !name.is_empty() {
+        m = m.replace(name, "<device>");
     }
     let mut out = String::with_capacity(m.len());
     let mut in_num = false;
@@ -1194,7 +1193,12 @@ impl Grouped {
     pub fn line(&self) -> String {
         const SHOWN: usize = 3;
         let n = self.devices.len();
-        let names: Vec<&str> = self.devices.iter().take(SHOWN).map(String::as_str).collect();
+        let names: Vec<&str> = self
+            .devices
+            .iter()
+            .take(SHOWN)
+            .map(String::as_str)
+            .collect();
         let more = n.saturating_sub(SHOWN);
         let more = if more > 0 {
             format!(", … +{more}")
@@ -1213,12 +1217,12 @@ impl Grouped {
 /// Group `(device, message)` pairs by cause: first seen first, devices in their order.
 fn group<'a>(
     items: impl Iterator<Item = (&'a str, String)>,
-    targets: &HashMap<&str, &Target>,
+    targets: &HashMap<&str, (String, u16)>,
 ) -> Vec<Grouped> {
     let mut order: Vec<String> = Vec::new();
     let mut by: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
     for (dev, msg) in items {
-        let key = generic(&msg, targets.get(dev).copied());
+        let key = generic(&msg, dev, targets.get(dev));
         let e = by.entry(key.clone()).or_insert_with(|| {
             order.push(key.clone());
             (Vec::new(), Vec::new())
@@ -1244,6 +1248,14 @@ fn group<'a>(
         .collect()
 }
 
+/// Each target's address (host, port), by name.
+fn addresses(inv: &Inventory) -> HashMap<&str, (String, u16)> {
+    inv.targets
+        .iter()
+        .map(|t| (t.name.as_str(), (t.endpoint.host.clone(), t.endpoint.port)))
+        .collect()
+}
+
 impl Summary {
     /// Commands of every device, counted.
     pub fn counts(&self) -> CommandCounts {
@@ -1260,8 +1272,7 @@ impl Summary {
 
     /// The devices not collected, one entry per distinct cause.
     pub fn device_failures(&self, inv: &Inventory) -> Vec<Grouped> {
-        let targets: HashMap<&str, &Target> =
-            inv.targets.iter().map(|t| (t.name.as_str(), t)).collect();
+        let targets = addresses(inv);
         group(
             self.devices
                 .iter()
@@ -1279,8 +1290,7 @@ impl Summary {
     /// The commands that returned no usable output on collected devices, one entry per
     /// command and cause (`"show interface" rejected: % Invalid input`).
     pub fn command_problems(&self, inv: &Inventory) -> Vec<Grouped> {
-        let targets: HashMap<&str, &Target> =
-            inv.targets.iter().map(|t| (t.name.as_str(), t)).collect();
+        let targets = addresses(inv);
         group(
             self.devices
                 .iter()
@@ -1305,8 +1315,7 @@ impl Summary {
 
     /// Budgets the devices ran into, one entry per distinct cut.
     pub fn limits(&self, inv: &Inventory) -> Vec<Grouped> {
-        let targets: HashMap<&str, &Target> =
-            inv.targets.iter().map(|t| (t.name.as_str(), t)).collect();
+        let targets = addresses(inv);
         group(
             self.devices
                 .iter()
@@ -1352,6 +1361,71 @@ mod tests {
         assert!(take_one(&b) && take_one(&b));
         assert!(!take_one(&b));
         assert_eq!(b.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn one_cause_on_many_devices_is_one_group() {
+        let by: HashMap<&str, (String, u16)> = [
+            ("leaf01", ("10.0.0.1".to_string(), 2201)),
+            ("leaf02", ("10.0.0.1".to_string(), 2202)),
+            ("spine1", ("10.0.0.1".to_string(), 22)),
+        ]
+        .into_iter()
+        .collect();
+        let msg = |port: u16| {
+            format!(
+                "failed: auth: authentication as \"audit\" on 10.0.0.1:{port} failed (tried: key /k)"
+            )
+        };
+        let items = [("leaf01", msg(2201)), ("leaf02", msg(2202))]
+            .into_iter()
+            .chain([(
+                "spine1",
+                "failed: refused: connection refused by 10.0.0.1:22".to_string(),
+            )]);
+        let g = group(items, &by);
+        assert_eq!(g.len(), 2, "{g:?}");
+        assert_eq!(g[0].devices, ["leaf01", "leaf02"]);
+        assert_eq!(
+            g[0].line(),
+            "failed: auth: authentication as \"audit\" on <address> failed (tried: key /k): 2 devices (leaf01, leaf02)"
+        );
+        assert_eq!(
+            g[1].line(),
+            "failed: refused: connection refused by 10.0.0.1:22: 1 device (spine1)"
+        );
+        let many = Grouped {
+            text: "x".into(),
+            devices: (1..=28).map(|i| format!("leaf{i:02}")).collect(),
+        };
+        assert_eq!(many.line(), "x: 28 devices (leaf01, leaf02, leaf03, … +25)");
+    }
+
+    #[test]
+    fn counts_describe_what_ended_how() {
+        let c = CommandCounts {
+            ok: 1,
+            rejected: 3,
+            failed: 0,
+            timed_out: 0,
+        };
+        assert_eq!(c.describe(), "4 commands: 1 ok, 3 rejected");
+        let rejected = Output {
+            exit: Some(16),
+            stderr: b"% Invalid command at '^' marker.".to_vec(),
+            ..Default::default()
+        };
+        assert_eq!(
+            classify(&rejected),
+            ("rejected", Some("% Invalid command at '^' marker.".into()))
+        );
+        let slow = Output {
+            error: Some("timed out".into()),
+            timed_out: true,
+            ..Default::default()
+        };
+        assert_eq!(classify(&slow).0, "timed out");
+        assert_eq!(classify(&Output::default()), ("ok", None));
     }
 
     #[test]

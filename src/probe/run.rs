@@ -1045,19 +1045,15 @@ pub fn run(
         }
         // One runner for every switch counter read of the run, on this runtime.
         let switches = match switches {
-            Some(sw) => match Runner::new(
-                &sw.targets,
-                sw.parsers.clone(),
-                tofu,
-                8,
-                cancel_rx.clone(),
-            ) {
-                Ok(r) => Some((sw, r)),
-                Err(e) => {
-                    log(quiet, &format!("switch counters not read: {e:#}"));
-                    None
+            Some(sw) => {
+                match Runner::new(&sw.targets, sw.parsers.clone(), tofu, 8, cancel_rx.clone()) {
+                    Ok(r) => Some((sw, r)),
+                    Err(e) => {
+                        log(quiet, &format!("switch counters not read: {e:#}"));
+                        None
+                    }
                 }
-            },
+            }
             None => None,
         };
         let ctx = Ctx {

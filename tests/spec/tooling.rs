@@ -91,7 +91,11 @@ fn completions_for_every_shell() {
     let s = Scratch::new("completions");
     let out = run(&["completions", "bash"]);
     let f = s.write("fa.bash", &out.stdout);
-    if let Ok(st) = std::process::Command::new("bash").arg("-n").arg(&f).status() {
+    if let Ok(st) = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&f)
+        .status()
+    {
         assert!(st.success(), "bash -n refused the completion script");
     }
     assert_eq!(run(&["completions", "tcsh"]).status.code(), Some(2));
@@ -158,7 +162,11 @@ fn explain_suggests_the_nearest_rule() {
     let out = run(&["explain", "pfc01"]);
     assert!(text(&out.stderr).contains("did you mean PFC001?"));
     let out = run(&["explain", "ECN0O1"]);
-    assert!(text(&out.stderr).contains("did you mean ECN001?"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("did you mean ECN001?"),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(run(&["explain", "PFC003"]).status.code(), Some(0));
 }
 
@@ -182,8 +190,13 @@ fn parsers_filters_by_platform_and_prints_json() {
         .find(|c| c["cmd"] == "show pfc counters")
         .unwrap();
     assert_eq!(pfc["counters"], true);
-    assert!(sonic["commands"].as_array().unwrap().iter().any(|c| c["config"] == true
-        && !c["fills"].as_array().unwrap().is_empty()));
+    assert!(
+        sonic["commands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["config"] == true && !c["fills"].as_array().unwrap().is_empty())
+    );
     let out = run(&["parsers", "--platform", "linux"]);
     let t = text(&out.stdout);
     assert!(t.starts_with("linux ") && !t.contains("\nsonic "), "{t}");
@@ -201,7 +214,10 @@ fn readme_install_section_matches_cargo_toml() {
     let rv = cargo["package"]["rust-version"].as_str().unwrap();
     let start = readme.find("\n## Install\n").expect("no Install section");
     let section = &readme[start..start + readme[start + 1..].find("\n## ").unwrap()];
-    assert!(section.contains("cargo install --locked --path ."), "{section}");
+    assert!(
+        section.contains("cargo install --locked --path ."),
+        "{section}"
+    );
     assert!(section.contains(&format!("{rv} or newer")), "{section}");
     for cmd in ["completions bash", "man --out"] {
         assert!(section.contains(cmd), "{cmd}");
@@ -264,7 +280,10 @@ fn github_actions_example_is_complete() {
             let Some(run) = s["run"].as_str() else {
                 continue;
             };
-            for line in run.lines().filter(|l| l.trim_start().starts_with("fabric-audit ")) {
+            for line in run
+                .lines()
+                .filter(|l| l.trim_start().starts_with("fabric-audit "))
+            {
                 let w = words(line);
                 commands += 1;
                 if let Err(e) = <fabric_audit::cli::Cli as clap::Parser>::try_parse_from(&w) {
@@ -281,7 +300,10 @@ fn github_actions_example_is_complete() {
     assert!(commands >= 3, "{commands} fabric-audit commands");
     assert!(!uploads.is_empty(), "no SARIF upload");
     for u in &uploads {
-        assert!(sarif_written.contains(u), "{u} is uploaded but never written");
+        assert!(
+            sarif_written.contains(u),
+            "{u} is uploaded but never written"
+        );
     }
 }
 
@@ -332,9 +354,17 @@ fn the_clis_json_validates_against_the_published_schemas() {
         "[[waiver]]\nrule = \"MTU002\"\ndevice = \"gpu06\"\nreason = \"r\"\nowner = \"o\"\nexpires = 2999-12-31\n",
     );
     for (args, name) in [
-        (vec!["audit", &f("fixtures/demo-fabric"), "--format", "json"], "report"),
         (
-            vec!["audit", &f("fixtures/demo-mixed-fabric"), "--format", "json"],
+            vec!["audit", &f("fixtures/demo-fabric"), "--format", "json"],
+            "report",
+        ),
+        (
+            vec![
+                "audit",
+                &f("fixtures/demo-mixed-fabric"),
+                "--format",
+                "json",
+            ],
             "report",
         ),
         (
@@ -398,7 +428,10 @@ fn inventories_validate_against_the_inventory_schema() {
     let bad = toml_to_json("[defaults]\nusr = \"audit\"\n[[device]]\nname = \"leaf1\"\n");
     assert!(!schema_errors("inventory", &bad).is_empty());
     let s = Scratch::new("inv-schema");
-    let inv = s.write("inv.toml", "[defaults]\nusr = \"audit\"\n[[device]]\nname = \"leaf1\"\n");
+    let inv = s.write(
+        "inv.toml",
+        "[defaults]\nusr = \"audit\"\n[[device]]\nname = \"leaf1\"\n",
+    );
     let out = run(&[
         "collect",
         "--inventory",

@@ -74,8 +74,7 @@ fn collect_counts_every_devices_commands_and_groups_failures_by_cause() {
         );
     }
     assert!(
-        err.contains("collected 2 of 7 devices")
-            && err.contains("8 commands: 4 ok, 4 rejected"),
+        err.contains("collected 2 of 7 devices") && err.contains("8 commands: 4 ok, 4 rejected"),
         "{err}"
     );
     // Each rejected command once, with the devices it hit.
@@ -182,10 +181,10 @@ fn emulate_demo(dir: &Path, fabric: bool) -> (Child, PathBuf) {
     let inv = dir.join("inv.toml");
     let base = free_base(devices.len() as u16);
     let mut c = Command::new(BIN);
-    c.arg("emulate").arg("--device").args(&devices).args([
-        "--listen",
-        &format!("127.0.0.1:{base}"),
-    ]);
+    c.arg("emulate")
+        .arg("--device")
+        .args(&devices)
+        .args(["--listen", &format!("127.0.0.1:{base}")]);
     c.arg("--authorized-key")
         .arg(dir.join("key.pub"))
         .arg("--known-hosts-out")
@@ -213,7 +212,10 @@ fn emulate_demo(dir: &Path, fabric: bool) -> (Child, PathBuf) {
     // The README's sed: the key the emulated devices accept.
     let text = std::fs::read_to_string(&inv).unwrap().replace(
         "[defaults]\n",
-        &format!("[defaults]\nidentity_file = {:?}\n", key.display().to_string()),
+        &format!(
+            "[defaults]\nidentity_file = {:?}\n",
+            key.display().to_string()
+        ),
     );
     std::fs::write(&inv, text).unwrap();
     (child, inv)
@@ -333,7 +335,10 @@ fn the_command_runner_reads_counters_in_memory_over_one_login() {
     let logins = sw.logins.clone();
     let received = sw.received.clone();
     let a = lab.serve(sw);
-    let khf = lab.write("known_hosts", &lab.known_hosts_line(a, lab.host_key.public_key()));
+    let khf = lab.write(
+        "known_hosts",
+        &lab.known_hosts_line(a, lab.host_key.public_key()),
+    );
     let invf = lab.write(
         "inventory.toml",
         &format!(
@@ -358,8 +363,7 @@ fn the_command_runner_reads_counters_in_memory_over_one_login() {
         assert_eq!(first.len(), 1);
         let o = &first[0];
         assert_eq!(o.outcome.status, "collected", "{:?}", o.outcome);
-        let texts: Vec<(String, String)> =
-            o.texts().map(|(c, t)| (c.to_string(), t)).collect();
+        let texts: Vec<(String, String)> = o.texts().map(|(c, t)| (c.to_string(), t)).collect();
         let cmds: Vec<&str> = texts.iter().map(|(c, _)| c.as_str()).collect();
         assert!(cmds.contains(&"show pfc counters"), "{cmds:?}");
         assert!(cmds.contains(&"show queue counters"), "{cmds:?}");
