@@ -613,6 +613,7 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
             audited,
             left_out: n_cand - audited,
             switch_links: switch_links.get(dname.as_str()).copied().unwrap_or(0),
+            other_switches: switches.len().saturating_sub(1),
             text: scope,
         });
     }
