@@ -395,3 +395,62 @@ fn the_command_runner_reads_counters_in_memory_over_one_login() {
     let after_files: Vec<_> = std::fs::read_dir(&lab.dir).unwrap().collect();
     assert_eq!(before_files.len(), after_files.len());
 }
+
+/// Ctrl-C during `audit --inventory`: the snapshot is finished with what was collected, the
+/// audit is not run on a half collection, and the exit status is 130 (it was 0 or 1).
+#[test]
+fn ctrl_c_during_audit_inventory_exits_130_after_writing_the_snapshot() {
+    let lab = Lab::new("sigint-audit");
+    let fast = lab.serve(nxos_device("fast"));
+    let mut slow = nxos_device("slow");
+    slow.hang.insert("show interface".into());
+    let slow = lab.serve(slow);
+    let mut kh = String::new();
+    for a in [fast, slow] {
+        kh.push_str(&lab.known_hosts_line(a, lab.host_key.public_key()));
+    }
+    let khf = lab.write("kh", &kh);
+    let inv = format!(
+        "[defaults]\nuser = \"audit\"\nplatform = \"nxos\"\nidentity_file = \"{}\"\nknown_hosts = \"{}\"\ncommand_timeout = 60\n{}{}",
+        lab.client_key_file.display(),
+        khf.display(),
+        inventory_entry("fast", fast, ""),
+        inventory_entry("slow", slow, "")
+    );
+    let invf = lab.write("inv.toml", &inv);
+    let snap = lab.dir.join("snap");
+    let mut child = Command::new(BIN)
+        .args(["audit", "--inventory"])
+        .arg(&invf)
+        .arg(&snap)
+        .args(["--ssh-config", "none", "--format", "json"])
+        .env("HOME", &lab.dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !snap.join("devices/fast/device.toml").exists() && t0.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let t1 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t1.elapsed() > Duration::from_secs(15) {
+            let _ = child.kill();
+            panic!("audit --inventory did not stop after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("collection interrupted"), "{err}");
+    assert!(out.stdout.is_empty(), "no report of a half collection");
+    let journal = std::fs::read_to_string(snap.join("collection.toml")).unwrap();
+    assert!(journal.contains("state = \"interrupted\""), "{journal}");
+}
