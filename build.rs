@@ -26,7 +26,51 @@ fn embed(dir: &str, out: &mut String, name: &str) {
     println!("cargo:rerun-if-changed={dir}");
 }
 
+/// Output of a git command run in the crate's folder, when git and a repository are there
+/// (never a network call: rev-parse reads the local repository only).
+fn git(args: &[&str]) -> Option<String> {
+    let dir = std::env::var("CARGO_MANIFEST_DIR").ok()?;
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let s = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (!s.is_empty()).then_some(s)
+}
+
+/// `FA_VERSION` for `--version`: "0.1.0 (commit 1234abcd5678)" when the build sees a git
+/// commit (or `FA_BUILD_COMMIT` names one, for builds from an archive), else "0.1.0".
+fn version() {
+    println!("cargo:rerun-if-env-changed=FA_BUILD_COMMIT");
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let commit = std::env::var("FA_BUILD_COMMIT")
+        .ok()
+        .filter(|c| !c.trim().is_empty())
+        .or_else(|| git(&["rev-parse", "--short=12", "HEAD"]));
+    // Rebuild when HEAD moves (a commit, a checkout): HEAD itself and the branch it names.
+    for p in ["HEAD", "packed-refs"] {
+        if let Some(path) = git(&["rev-parse", "--git-path", p]) {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
+    if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"])
+        && let Some(path) = git(&["rev-parse", "--git-path", &r])
+    {
+        println!("cargo:rerun-if-changed={path}");
+    }
+    let full = match commit {
+        Some(c) => format!("{version} (commit {c})"),
+        None => version,
+    };
+    println!("cargo:rustc-env=FA_VERSION={full}");
+}
+
 fn main() {
+    version();
     let mut out = String::new();
     embed("rules", &mut out, "RULES");
     embed("vendor-parsers", &mut out, "PARSERS");

@@ -451,6 +451,21 @@ fn lossless_stated(i: &Interface) -> bool {
 ///    priority group or ECN marking of their own; if none has any lossless setting, no port.
 pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[String]) {
     use crate::glob::matches as glob_match;
+    let switches: std::collections::HashSet<String> = devices
+        .iter()
+        .filter(|d| d.is_switch)
+        .map(|d| d.name.clone())
+        .collect();
+    let mut switch_links: HashMap<&str, usize> = HashMap::new();
+    for l in links {
+        if l.a.device != l.b.device
+            && switches.contains(&l.a.device)
+            && switches.contains(&l.b.device)
+        {
+            *switch_links.entry(l.a.device.as_str()).or_default() += 1;
+            *switch_links.entry(l.b.device.as_str()).or_default() += 1;
+        }
+    }
     let mut linked: HashMap<&str, Vec<&str>> = HashMap::new();
     for l in links {
         for e in [&l.a, &l.b] {
@@ -597,6 +612,8 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
             rule: rule.to_string(),
             audited,
             left_out: n_cand - audited,
+            switch_links: switch_links.get(dname.as_str()).copied().unwrap_or(0),
+            other_switches: switches.len().saturating_sub(1),
             text: scope,
         });
     }

@@ -936,6 +936,11 @@ pub struct RoceScope {
     /// Up Ethernet ports audited as RoCE, and those left out.
     pub audited: usize,
     pub left_out: usize,
+    /// Links of this switch (cabling plan or LLDP) whose other end is another switch: none on
+    /// a switch with RoCE ports means its inter-switch ports are among those left out.
+    pub switch_links: usize,
+    /// Other switches in the snapshot (so links to them could be known).
+    pub other_switches: usize,
     /// The rule and the counts in one sentence.
     pub text: String,
 }

@@ -44,6 +44,7 @@ pub struct AuditArgs {
     /// Waiver file (default: waivers.toml in the snapshot folder, when there is one).
     #[arg(long)]
     pub waivers: Option<PathBuf>,
+    /// Colour in the table: auto (a terminal without NO_COLOR), always or never.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorChoice,
     #[command(flatten)]
@@ -124,6 +125,14 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
                 ))
             });
             let summary = super::collect::collect_run(&inv, &out, parsers.as_deref(), &collect)?;
+            if summary.interrupted {
+                eprintln!(
+                    "fabric-audit: collection interrupted; the snapshot in {} holds what was collected (audit it with `fabric-audit audit {}`)",
+                    out.display(),
+                    out.display()
+                );
+                return Ok(ExitStatus::Interrupted);
+            }
             if summary.collected() == 0 {
                 eprintln!(
                     "fabric-audit: nothing could be collected; the snapshot in {} records why",
@@ -153,7 +162,9 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
                 "fabric-audit: probes interrupted; the results so far are in {}",
                 path.display()
             );
-            return Ok(ExitStatus::Error);
+        }
+        if let Some(s) = super::probe_status(&run) {
+            return Ok(s);
         }
     }
     let mut a = audit_with_fixes(
@@ -209,20 +220,40 @@ pub(crate) fn audit_with_fixes(snapshot: &std::path::Path, opts: &Options) -> Re
 pub struct ExplainArgs {
     /// Rule id, e.g. PFC001.
     pub id: String,
+    /// Extra or overriding rule files (a folder of TOML files), searched with the embedded
+    /// ones.
     #[arg(long)]
     pub rules: Option<PathBuf>,
 }
 
-/// `explain RULE`.
+/// A rule id with its number padded to three digits (`pfc3` → `PFC003`), as the catalog
+/// spells ids.
+fn padded_id(id: &str) -> String {
+    let up = id.trim().to_ascii_uppercase();
+    let split = up.find(|c: char| c.is_ascii_digit()).unwrap_or(up.len());
+    let (family, num) = up.split_at(split);
+    if num.is_empty() || !num.chars().all(|c| c.is_ascii_digit()) || num.len() >= 3 {
+        return up;
+    }
+    format!("{family}{num:0>3}")
+}
+
+/// `explain RULE`: an unknown id gets the nearest known one (`PFC03` → PFC003).
 pub fn explain(a: ExplainArgs) -> Result<ExitStatus> {
     let ExplainArgs { id, rules } = a;
     let rs = audit::load_rules(rules.as_deref())?;
-    let r = rs.get(&id).with_context(|| {
-        format!(
-            "no rule {id:?}; `fabric-audit rules` lists them ({} known)",
+    let Some(r) = rs.get(&id) else {
+        let known: Vec<String> = rs.rules.iter().map(|r| r.spec.id.clone()).collect();
+        let padded = padded_id(&id);
+        let hint = match known.iter().find(|k| k.eq_ignore_ascii_case(&padded)) {
+            Some(k) => format!(" (did you mean {k}?)"),
+            None => crate::report::select::did_you_mean(&id, &known),
+        };
+        anyhow::bail!(
+            "no rule {id:?}{hint}; `fabric-audit rules` lists them ({} known)",
             rs.rules.len()
-        )
-    })?;
+        );
+    };
     emit(&crate::explain::render(r), None)?;
     Ok(ExitStatus::Success)
 }
@@ -230,8 +261,10 @@ pub fn explain(a: ExplainArgs) -> Result<ExitStatus> {
 /// List the rules.
 #[derive(clap::Args, Debug)]
 pub struct RulesArgs {
+    /// Output format: table, or json (every rule with its documentation).
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
+    /// Extra or overriding rule files (a folder of TOML files), listed with the embedded ones.
     #[arg(long)]
     pub rules: Option<PathBuf>,
 }
@@ -244,19 +277,81 @@ pub fn rules(a: RulesArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
+/// How `parsers` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ParsersFormat {
+    Text,
+    Json,
+}
+
 /// List the platforms and the commands each one reads.
 #[derive(clap::Args, Debug)]
 pub struct ParsersArgs {
+    /// Extra or overriding vendor parser files (a folder of TOML files), listed with the
+    /// embedded ones.
     #[arg(long)]
     pub parsers: Option<PathBuf>,
+    /// Only these platforms (comma-separated ids: nxos, eos, cumulus, sonic, junos, onyx, os10,
+    /// linux, or one a --parsers file adds).
+    #[arg(long, value_delimiter = ',', value_name = "PLATFORM")]
+    pub platform: Vec<String>,
+    /// Output format: text, or json (each platform with its commands and the fields each fills).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ParsersFormat,
 }
 
 /// `parsers`.
 pub fn parsers(a: ParsersArgs) -> Result<ExitStatus> {
-    let ParsersArgs { parsers } = a;
+    let ParsersArgs {
+        parsers,
+        platform,
+        format,
+    } = a;
     let ps = crate::parser::load_parsers(parsers.as_deref())?;
+    let known: Vec<String> = ps.platforms.iter().map(|p| p.id.clone()).collect();
+    for want in &platform {
+        if !known.contains(want) {
+            anyhow::bail!(
+                "no platform {want:?}{}; known: {}",
+                crate::report::select::did_you_mean(want, &known),
+                known.join(", ")
+            );
+        }
+    }
+    let shown: Vec<&crate::parser::Platform> = ps
+        .platforms
+        .iter()
+        .filter(|p| platform.is_empty() || platform.contains(&p.id))
+        .collect();
+    if format == ParsersFormat::Json {
+        let v: Vec<serde_json::Value> = shown
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "id": p.id,
+                    "name": p.name,
+                    "source": p.source,
+                    "commands": p.commands.iter().map(|c| serde_json::json!({
+                        "cmd": c.cmd,
+                        "id": c.id,
+                        "config": c.config,
+                        "collect": c.collect,
+                        "counters": c.counters,
+                        "optional": c.optional,
+                        "per": c.per,
+                        "fills": c.fills,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        emit(
+            &(serde_json::to_string_pretty(&v).context("encoding the platforms")? + "\n"),
+            None,
+        )?;
+        return Ok(ExitStatus::Success);
+    }
     let mut out = String::new();
-    for p in &ps.platforms {
+    for p in shown {
         out.push_str(&format!("{} ({}) — {}\n", p.id, p.name, p.source));
         for c in &p.commands {
             out.push_str(&format!(

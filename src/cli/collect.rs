@@ -63,7 +63,9 @@ pub fn run(a: CollectCmdArgs) -> Result<ExitStatus> {
         collect,
     } = a;
     let summary = collect_run(&inventory, &out, parsers.as_deref(), &collect)?;
-    Ok(if summary.collected() == 0 {
+    Ok(if summary.interrupted {
+        ExitStatus::Interrupted
+    } else if summary.collected() == 0 {
         ExitStatus::Error
     } else {
         ExitStatus::Success
@@ -121,33 +123,32 @@ pub(crate) fn collect_run(
         command_budget: c.command_budget,
     };
     let s = run::collect(&inv, parsers, &opts)?;
-    let failed: Vec<_> = s
-        .devices
-        .iter()
-        .filter(|d| d.status != "collected")
-        .collect();
-    if !c.quiet || !failed.is_empty() {
+    let devices = s.device_failures(&inv);
+    let commands = s.command_problems(&inv);
+    if !c.quiet || !devices.is_empty() || s.interrupted {
+        let counts = s.counts();
         eprintln!(
-            "fabric-audit: collected {} of {} devices into {} in {:.1} s (concurrency {}){}",
+            "fabric-audit: collected {} of {} devices into {} in {:.1} s (concurrency {}); {}{}",
             s.collected(),
             s.devices.len(),
             out.display(),
             s.wall.as_secs_f64(),
             s.concurrency,
+            counts.describe(),
             if s.interrupted { "; interrupted" } else { "" }
         );
-        for d in failed {
-            eprintln!(
-                "  {} {}: {}",
-                d.name,
-                d.status,
-                d.error.as_deref().unwrap_or("")
-            );
+        // One line per distinct cause, with the devices it hit.
+        for g in &devices {
+            eprintln!("  {}", g.line());
+        }
+        for g in &commands {
+            eprintln!("  {}", g.line());
         }
     }
-    for d in &s.devices {
-        for l in &d.limits_hit {
-            eprintln!("  {} cut short: {l}", d.name);
+    for g in s.limits(&inv) {
+        match g.devices.as_slice() {
+            [one] => eprintln!("  {one} cut short: {}", g.text),
+            _ => eprintln!("  cut short: {}", g.line()),
         }
     }
     Ok(s)

@@ -37,6 +37,10 @@ pub struct EmulateArgs {
     /// Write a fabric-audit inventory (TOML) that reaches the emulated devices here.
     #[arg(long)]
     pub inventory_out: Option<PathBuf>,
+    /// A fabric.toml whose [policy], [[link]] cabling plan and device roles are written into
+    /// the --inventory-out inventory.
+    #[arg(long, requires = "inventory_out")]
+    pub fabric: Option<PathBuf>,
 }
 
 pub fn run(a: EmulateArgs) -> Result<ExitStatus> {
@@ -50,6 +54,7 @@ pub fn run(a: EmulateArgs) -> Result<ExitStatus> {
         host_key: a.host_key,
         known_hosts_out: a.known_hosts_out,
         inventory_out: a.inventory_out,
+        fabric: a.fabric,
     })?;
     Ok(ExitStatus::Success)
 }

@@ -8,6 +8,7 @@ pub mod probe_run;
 pub mod remediate;
 pub mod repo_config;
 pub mod review;
+pub mod schemas;
 pub mod view;
 
 use crate::finding::Severity;
@@ -20,11 +21,25 @@ pub use collect::CollectArgs;
 pub(crate) use collect::load_inventory;
 pub use review::ReviewArgs;
 
+/// The exit statuses, as `--help` prints them.
+pub const EXIT_STATUS_HELP: &str = "\
+Exit status:
+  0    success: no finding reached --fail-on
+  1    a finding reached --fail-on (default: error); remediate --apply-to-copy: a targeted
+       finding remains or a new error appeared
+  2    the tool could not do its job: bad arguments, unreadable snapshot, bad rule, parser or
+       policy file, nothing could be collected, no probe produced a result
+  130  interrupted by Ctrl-C (collect, audit --inventory, probe), after writing what it had";
+
+/// `--version`: the crate version, and the git commit it was built from when the build saw one.
+pub const VERSION: &str = env!("FA_VERSION");
+
 #[derive(Parser, Debug)]
 #[command(
     name = "fabric-audit",
-    version,
-    about = "Audit lossless RoCEv2 fabrics: PFC, ECN, DSCP, MTU, buffers, watchdog, scheduling"
+    version = VERSION,
+    about = "Audit lossless RoCEv2 fabrics: PFC, ECN, DSCP, MTU, buffers, watchdog, scheduling",
+    after_help = EXIT_STATUS_HELP
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -82,14 +97,99 @@ pub enum Command {
     Rules(audit::RulesArgs),
     /// List the platforms and the commands each one reads.
     Parsers(audit::ParsersArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
+    /// Print the man page (roff), or write one page per subcommand into a folder.
+    Man(ManArgs),
+    /// Print the JSON Schema of the JSON report, the change report (diff) or the inventory
+    /// (also published in the repository's schemas/ folder).
+    Schema(schemas::SchemaArgs),
 }
 
-/// What the process should exit with (0 success, 1 findings reached --fail-on, 2 error).
+/// Print a shell completion script.
+#[derive(clap::Args, Debug)]
+#[command(
+    after_help = "bash: fabric-audit completions bash > /etc/bash_completion.d/fabric-audit\n\
+zsh:  fabric-audit completions zsh > \"${fpath[1]}/_fabric-audit\""
+)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Print the man page.
+#[derive(clap::Args, Debug)]
+pub struct ManArgs {
+    /// Write fabric-audit.1 and one fabric-audit-SUBCOMMAND.1 per subcommand into this folder
+    /// instead of printing fabric-audit.1.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+fn completions(a: CompletionsArgs) -> Result<ExitStatus> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut buf = Vec::new();
+    clap_complete::generate(a.shell, &mut cmd, "fabric-audit", &mut buf);
+    emit(&String::from_utf8_lossy(&buf), None)?;
+    Ok(ExitStatus::Success)
+}
+
+fn man(a: ManArgs) -> Result<ExitStatus> {
+    use clap::CommandFactory;
+    let cmd = Cli::command();
+    match a.out {
+        Some(dir) => {
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            clap_mangen::generate_to(cmd, &dir)
+                .with_context(|| format!("cannot write the man pages into {}", dir.display()))?;
+        }
+        None => {
+            let mut buf = Vec::new();
+            clap_mangen::Man::new(cmd)
+                .render(&mut buf)
+                .context("rendering the man page")?;
+            emit(&String::from_utf8_lossy(&buf), None)?;
+        }
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// What the process should exit with (0 success, 1 findings reached --fail-on, 2 error,
+/// 130 interrupted by Ctrl-C after writing what it had).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {
     Success = 0,
     Failure = 1,
     Error = 2,
+    Interrupted = 130,
+}
+
+/// The exit status of a probe run: 130 when interrupted, 2 when no probe produced a result
+/// (every one failed, was invalid, timed out or could not reach its hosts), else `None`
+/// (the findings decide).
+pub(crate) fn probe_status(run: &probe_run::ProbeRun) -> Option<ExitStatus> {
+    if run.interrupted {
+        return Some(ExitStatus::Interrupted);
+    }
+    let probes = &run.audit.probes;
+    if probes.iter().any(|p| p.status == "ok") {
+        return None;
+    }
+    let mut by: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for p in probes {
+        *by.entry(p.status.as_str()).or_default() += 1;
+    }
+    let how: Vec<String> = by.iter().map(|(s, n)| format!("{n} {s}")).collect();
+    eprintln!(
+        "fabric-audit: no probe produced a result ({} probe(s){}{})",
+        probes.len(),
+        if how.is_empty() { "" } else { ": " },
+        how.join(", ")
+    );
+    Some(ExitStatus::Error)
 }
 
 pub(crate) fn use_color(c: ColorChoice, to_file: bool) -> bool {
@@ -148,5 +248,8 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
         Command::Explain(a) => audit::explain(a),
         Command::Rules(a) => audit::rules(a),
         Command::Parsers(a) => audit::parsers(a),
+        Command::Completions(a) => completions(a),
+        Command::Man(a) => man(a),
+        Command::Schema(a) => schemas::run(a),
     }
 }

@@ -19,12 +19,17 @@ pub struct ProbeArgs {
     /// Write the results (JSON report with the `probes` array) to this file.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Report format on standard output (--out always writes JSON).
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
+    /// Exit 1 when a finding (PROBE or, with --snapshot, config) reaches this severity.
     #[arg(long, value_enum, default_value = "error")]
     pub fail_on: FailOn,
+    /// Extra or overriding rule files (a folder of TOML files); the embedded rules otherwise.
     #[arg(long)]
     pub rules: Option<PathBuf>,
+    /// Extra or overriding vendor parser files (a folder of TOML files); the embedded ones
+    /// otherwise.
     #[arg(long)]
     pub parsers: Option<PathBuf>,
     #[command(flatten)]
@@ -60,7 +65,9 @@ pub fn run(a: ProbeArgs) -> Result<ExitStatus> {
     emit(&report::render(&run.audit, format, false), None)?;
     if run.interrupted {
         eprintln!("fabric-audit: interrupted; the probe processes on the hosts were ended");
-        return Ok(ExitStatus::Error);
+    }
+    if let Some(s) = super::probe_status(&run) {
+        return Ok(s);
     }
     Ok(status_for(&run.audit.findings, fail_on))
 }

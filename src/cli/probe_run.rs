@@ -9,8 +9,10 @@ use crate::probe::run::{self, HostSettings, Options, ProbeHost, Tool};
 use anyhow::{Result, bail};
 use std::path::Path;
 
-/// Options of a probe run.
+/// Options of a probe run. (Its argument group has its own id: `probe` flattens it into a
+/// struct of the same name, and two groups of one name make clap panic in debug builds.)
 #[derive(clap::Args, Debug, Clone)]
+#[group(id = "probe_run_options")]
 pub struct ProbeArgs {
     /// Host pairs: default (each host once within its leaf, plus one pair per two leaves),
     /// all, cross-leaf, or a file with one "a b" pair per line.
@@ -211,19 +213,15 @@ pub fn run(
         .filter(|t| t.platform != "linux" && on_path.contains(&t.name))
         .cloned()
         .collect();
-    let work = std::env::temp_dir().join(format!("fabric-audit-probe-{}", std::process::id()));
     let switches = if sw_targets.is_empty() {
         None
     } else {
         Some(run::Switches {
             targets: sw_targets,
             parsers: crate::parser::load_parsers(parsers_dir)?,
-            policy: policy.clone(),
-            work: work.clone(),
         })
     };
     let outcome = run::run(&hosts, &pairs, &opts, switches.as_ref());
-    let _ = std::fs::remove_dir_all(&work);
     let outcome = outcome?;
     let (findings, passes) = audit::probe_findings(&rules, &outcome.probes, policy, &config);
     let mut findings = findings;

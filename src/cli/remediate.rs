@@ -16,6 +16,7 @@ pub enum RemediateFormat {
 /// or needs-review; with --apply-to-copy, merge them into a copy and re-audit it.
 #[derive(clap::Args, Debug)]
 pub struct RemediateArgs {
+    /// The snapshot folder whose findings to fix.
     pub snapshot: PathBuf,
     /// Only this device's snippets.
     #[arg(long)]
@@ -27,6 +28,7 @@ pub struct RemediateArgs {
     /// re-audit it; exit 1 unless every targeted finding is gone and no new error appeared.
     #[arg(long, value_name = "OUTDIR")]
     pub apply_to_copy: Option<PathBuf>,
+    /// Extra or overriding rule files (a folder of TOML files); the embedded rules otherwise.
     #[arg(long)]
     pub rules: Option<PathBuf>,
     /// Extra or overriding vendor parser files (and remediation templates in DIR/remediation/).

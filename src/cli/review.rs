@@ -10,6 +10,8 @@ use std::path::PathBuf;
 /// Options shared by `diff` and `review`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReviewArgs {
+    /// Report format: table, json (fabric-audit/diff/v1), sarif, github, junit, markdown,
+    /// html, concise.
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
     /// Write the report to FILE instead of standard output.
@@ -19,8 +21,11 @@ pub struct ReviewArgs {
     /// fail).
     #[arg(long, value_enum, default_value = "error")]
     pub fail_on: FailOn,
+    /// Extra or overriding rule files (a folder of TOML files); the embedded rules otherwise.
     #[arg(long)]
     pub rules: Option<PathBuf>,
+    /// Extra or overriding vendor parser files (a folder of TOML files); the embedded ones
+    /// otherwise.
     #[arg(long)]
     pub parsers: Option<PathBuf>,
     /// Waiver file (default: waivers.toml in the snapshot folder after the change).
@@ -32,7 +37,9 @@ pub struct ReviewArgs {
 /// fixes and leaves, matched by rule, device and object, never by line number.
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
+    /// The snapshot folder before the change.
     pub before: PathBuf,
+    /// The snapshot folder after the change.
     pub after: PathBuf,
     #[command(flatten)]
     pub review: ReviewArgs,

@@ -102,6 +102,8 @@ pub struct Device {
     pub delay: Duration,
     /// Every command received, in order (exec requests and shell lines).
     pub received: Arc<std::sync::Mutex<Vec<String>>>,
+    /// Logins accepted (password or key), so a test can tell a kept session from a new one.
+    pub logins: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Device {
@@ -149,6 +151,7 @@ impl Device {
             drip: f.faults.drip.into_iter().collect(),
             delay: Duration::from_millis(f.faults.delay_ms),
             received: Default::default(),
+            logins: Default::default(),
         })
     }
 
@@ -445,6 +448,9 @@ impl server::Handler for Conn {
 
     async fn auth_password(&mut self, user: &str, password: &str) -> Result<Auth, Self::Error> {
         if user == self.access.user && self.access.password.as_deref() == Some(password) {
+            self.dev
+                .logins
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             Ok(Auth::Accept)
         } else {
             Ok(Auth::reject())
@@ -464,7 +470,13 @@ impl server::Handler for Conn {
         user: &str,
         key: server::VerifiedPublicKey<'_>,
     ) -> Result<Auth, Self::Error> {
-        Ok(self.key_allowed(user, key.public_key))
+        let auth = self.key_allowed(user, key.public_key);
+        if matches!(auth, Auth::Accept) {
+            self.dev
+                .logins
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(auth)
     }
 
     async fn channel_open_session(

@@ -21,6 +21,9 @@ pub struct Fleet {
     pub host_key: Option<PathBuf>,
     pub known_hosts_out: Option<PathBuf>,
     pub inventory_out: Option<PathBuf>,
+    /// A fabric.toml whose `[policy]`, `[[link]]` cabling plan and device roles go into the
+    /// written inventory (a collection then knows the links the emulated devices stand for).
+    pub fabric: Option<PathBuf>,
 }
 
 /// Serve the fleet until Ctrl-C.
@@ -67,6 +70,48 @@ pub fn serve(a: Fleet) -> Result<()> {
     for p in &a.devices {
         devices.push(Device::load(p)?);
     }
+    let fabric = match &a.fabric {
+        Some(_) if a.count > 1 => bail!("--fabric names single devices; it cannot go with --count"),
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            let t: toml::Table = toml::from_str(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {}", p.display(), e.message().trim_end()))?;
+            Some(t)
+        }
+        None => None,
+    };
+    let role_of = |name: &str| -> Option<String> {
+        fabric
+            .as_ref()?
+            .get("device")?
+            .as_array()?
+            .iter()
+            .find(|d| d.get("name").and_then(|n| n.as_str()) == Some(name))?
+            .get("role")?
+            .as_str()
+            .map(str::to_string)
+    };
+    let mut plan = toml::Table::new();
+    if let Some(f) = &fabric {
+        for k in ["policy", "link"] {
+            if let Some(v) = f.get(k) {
+                plan.insert(k.into(), v.clone());
+            }
+        }
+    }
+    let plan = if plan.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n# [policy] and cabling plan from {}\n{}",
+            a.fabric
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            toml::to_string(&plan).context("encoding the cabling plan")?
+        )
+    };
     let cfg = emulator::server_config(host_key);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -101,6 +146,9 @@ pub fn serve(a: Fleet) -> Result<()> {
                     addr.port(),
                     d.platform
                 ));
+                if let Some(r) = role_of(&d.hostname) {
+                    inv.push_str(&format!("role = {r:?}\n"));
+                }
                 tokio::spawn(emulator::serve(
                     listener,
                     Arc::new(d),
@@ -112,6 +160,7 @@ pub fn serve(a: Fleet) -> Result<()> {
         if let Some(p) = &a.known_hosts_out {
             std::fs::write(p, &kh).with_context(|| format!("writing {}", p.display()))?;
         }
+        inv.push_str(&plan);
         if let Some(p) = &a.inventory_out {
             std::fs::write(p, &inv).with_context(|| format!("writing {}", p.display()))?;
         }

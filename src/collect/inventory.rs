@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Settings a device, a group or `[defaults]` may carry.
-#[derive(Debug, Default, Clone, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     /// Only on `[[device]]`: the device's name in the snapshot.
@@ -70,7 +70,7 @@ pub struct Settings {
     pub gid_index: Option<u32>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum OneOrMany {
     One(String),
@@ -86,8 +86,11 @@ impl OneOrMany {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+/// A fabric-audit inventory (TOML): `[defaults]`, `[group.NAME]`s and `[[device]]`s of
+/// settings, and the `[policy]` and `[[link]]`s copied to the snapshot's fabric.toml.
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(title = "fabric-audit inventory")]
 struct InventoryToml {
     #[serde(default)]
     defaults: Settings,
@@ -97,9 +100,17 @@ struct InventoryToml {
     device: Vec<Settings>,
     /// Copied to the snapshot's fabric.toml.
     #[serde(default)]
+    #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
     policy: toml::Table,
+    /// The cabling plan (`a`, `b` as "device:interface", `cable_m`), copied to fabric.toml.
     #[serde(default)]
+    #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
     link: Vec<toml::Table>,
+}
+
+/// The JSON Schema of the TOML inventory (as the JSON a TOML document maps to).
+pub fn json_schema() -> schemars::Schema {
+    schemars::schema_for!(InventoryToml)
 }
 
 /// How to reach one SSH server.

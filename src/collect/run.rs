@@ -2,20 +2,23 @@
 //! connected (with retries on connection errors only), its platform's commands run in exec or
 //! shell mode, every output checked against the allow-list before it is sent and redacted
 //! before it is written. A device that fails is recorded with its reason and the run goes on.
+//!
+//! The engine is a command runner ([`Runner`]: devices and commands in, outputs in memory, one
+//! runtime, logins kept for the next call); [`collect`] is the snapshot writer on top of it.
 
 use super::inventory::{Inventory, Target};
 use super::known_hosts::KnownHosts;
 use super::ssh::{self, Output, Session, Shell};
-use super::writer::{DeviceWriter, SnapshotWriter};
+use super::writer::SnapshotWriter;
 use crate::parser::allow;
 use crate::parser::{Parsers, Platform};
 use crate::snapshot::CommandRecord;
 use anyhow::{Context, Result};
 use regex::Regex;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
@@ -53,6 +56,57 @@ pub fn default_concurrency() -> usize {
     (cores * 32).clamp(16, 256)
 }
 
+/// How the commands sent to one device ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CommandCounts {
+    /// Output received, no error.
+    pub ok: usize,
+    /// The device answered with an error of its own (`% Invalid command`, a non-zero exit).
+    pub rejected: usize,
+    /// Not sent (allow-list), not run (device stalled), or lost (channel, session, output cap).
+    pub failed: usize,
+    /// Cut by the command's time limit.
+    pub timed_out: usize,
+}
+
+impl CommandCounts {
+    pub fn total(&self) -> usize {
+        self.ok + self.rejected + self.failed + self.timed_out
+    }
+
+    /// "4 commands: 1 ok, 3 rejected" (the zero counts left out).
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = [
+            (self.ok, "ok"),
+            (self.rejected, "rejected"),
+            (self.failed, "failed"),
+            (self.timed_out, "timed out"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, w)| format!("{n} {w}"))
+        .collect();
+        let total = self.total();
+        let noun = if total == 1 { "command" } else { "commands" };
+        if parts.is_empty() {
+            format!("{total} {noun}")
+        } else {
+            format!("{total} {noun}: {}", parts.join(", "))
+        }
+    }
+}
+
+/// A command of a device that returned no usable output: what it was, how it ended, why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandProblem {
+    pub cmd: String,
+    /// rejected | failed | timed out
+    pub kind: &'static str,
+    pub why: String,
+    /// The platform marks the command optional (its failure is expected on some devices).
+    pub optional: bool,
+}
+
 /// What happened to one device.
 #[derive(Debug, Clone)]
 pub struct DeviceOutcome {
@@ -61,6 +115,10 @@ pub struct DeviceOutcome {
     pub status: &'static str,
     pub error: Option<String>,
     pub commands: usize,
+    /// How the commands ended, counted.
+    pub counts: CommandCounts,
+    /// The commands that returned no usable output, in order.
+    pub problems: Vec<CommandProblem>,
     pub attempts: u32,
     pub duration: Duration,
     /// Budgets this device ran into (interfaces cap, deadline, run budget), as recorded.
@@ -73,6 +131,22 @@ pub struct Summary {
     pub interrupted: bool,
     pub wall: Duration,
     pub concurrency: usize,
+}
+
+impl DeviceOutcome {
+    fn new(name: &str) -> DeviceOutcome {
+        DeviceOutcome {
+            name: name.to_string(),
+            status: "failed",
+            error: None,
+            commands: 0,
+            counts: CommandCounts::default(),
+            problems: Vec::new(),
+            attempts: 0,
+            duration: Duration::ZERO,
+            limits_hit: Vec::new(),
+        }
+    }
 }
 
 impl Summary {
@@ -131,13 +205,84 @@ enum Channel {
     Shell(Box<Shell>),
 }
 
-struct DeviceRun<'a> {
+/// Where a device's command records and outputs go: the snapshot's device folder
+/// (`DeviceWriter`) or memory ([`Outputs`]).
+pub trait Sink: Send {
+    /// Keep one command's record and output (already redacted by the platform's rules).
+    fn add(&mut self, rec: CommandRecord, stdout: &[u8]) -> Result<()>;
+    fn records(&self) -> &[CommandRecord];
+}
+
+impl Sink for super::writer::DeviceWriter {
+    fn add(&mut self, rec: CommandRecord, stdout: &[u8]) -> Result<()> {
+        super::writer::DeviceWriter::add(self, rec, stdout)
+    }
+    fn records(&self) -> &[CommandRecord] {
+        super::writer::DeviceWriter::records(self)
+    }
+}
+
+/// A device's command records and outputs in memory (what [`Runner::run`] returns), redacted as
+/// the snapshot writer redacts them.
+#[derive(Debug, Clone, Default)]
+pub struct Outputs {
+    pub records: Vec<CommandRecord>,
+    /// The output of `records[i]` (empty when there was none).
+    pub stdout: Vec<Vec<u8>>,
+}
+
+impl Sink for Outputs {
+    fn add(&mut self, mut rec: CommandRecord, stdout: &[u8]) -> Result<()> {
+        let stdout = if stdout.is_empty() {
+            Vec::new()
+        } else {
+            crate::redact::redact(&String::from_utf8_lossy(stdout))
+                .0
+                .into_bytes()
+        };
+        rec.stderr = rec.stderr.map(|e| crate::redact::redact(&e).0);
+        rec.error = rec.error.map(|e| crate::redact::redact(&e).0);
+        rec.bytes = stdout.len() as u64;
+        self.records.push(rec);
+        self.stdout.push(stdout);
+        Ok(())
+    }
+    fn records(&self) -> &[CommandRecord] {
+        &self.records
+    }
+}
+
+/// How one command ended: (`ok` | `rejected` | `failed` | `timed out`, why when not ok).
+fn classify(o: &Output) -> (&'static str, Option<String>) {
+    if o.timed_out {
+        return ("timed out", o.error.clone());
+    }
+    if let Some(e) = &o.error {
+        return ("failed", Some(e.clone()));
+    }
+    match o.exit {
+        Some(code) if code != 0 => {
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            let first = stderr
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .map(|l| l.chars().take(200).collect::<String>());
+            (
+                "rejected",
+                Some(first.unwrap_or_else(|| format!("exit status {code}"))),
+            )
+        }
+        _ => ("ok", None),
+    }
+}
+
+struct DeviceRun<'a, S: Sink> {
     t: &'a Target,
     platform: &'a Platform,
     session: &'a Session,
     channel: Channel,
-    w: DeviceWriter,
-    cancel: &'a AtomicBool,
+    w: S,
     cancel_rx: watch::Receiver<bool>,
     stalled: bool,
     /// The platform's prompt (shell mode and the exec fallback).
@@ -152,6 +297,9 @@ struct DeviceRun<'a> {
     command_budget: u64,
     /// Budgets hit, recorded in device.toml and the journal.
     limits_hit: Vec<String>,
+    /// How the commands ended.
+    counts: CommandCounts,
+    problems: Vec<CommandProblem>,
 }
 
 /// One command of a device's plan.
@@ -195,7 +343,11 @@ fn cli_error(stdout: &[u8]) -> Option<String> {
         .then(|| first.to_string())
 }
 
-impl DeviceRun<'_> {
+impl<S: Sink> DeviceRun<'_, S> {
+    fn cancelled(&self) -> bool {
+        *self.cancel_rx.borrow()
+    }
+
     async fn run(&mut self, cmd: &str, allow_chars: &str, optional: bool) -> Output {
         self.optional = optional;
         if let Some(why) = allow::refuse(&self.t.platform, cmd, allow_chars) {
@@ -284,6 +436,21 @@ impl DeviceRun<'_> {
     }
 
     fn record(&mut self, cmd: &str, o: &Output) {
+        let (kind, why) = classify(o);
+        match kind {
+            "ok" => self.counts.ok += 1,
+            "rejected" => self.counts.rejected += 1,
+            "timed out" => self.counts.timed_out += 1,
+            _ => self.counts.failed += 1,
+        }
+        if let Some(why) = why {
+            self.problems.push(CommandProblem {
+                cmd: cmd.to_string(),
+                kind,
+                why: self.platform.redact(&why).0,
+                optional: self.optional,
+            });
+        }
         let stderr = String::from_utf8_lossy(&o.stderr).trim().to_string();
         let rec = CommandRecord {
             cmd: cmd.to_string(),
@@ -331,7 +498,7 @@ impl DeviceRun<'_> {
     /// Run `plan` in order until the device's deadline or the run's budget stops it.
     async fn run_plan(&mut self, plan: &[Planned<'_>]) -> bool {
         for (i, p) in plan.iter().enumerate() {
-            if self.cancel.load(Ordering::Relaxed) {
+            if self.cancelled() {
                 return false;
             }
             // A device that stopped answering gets "not run" records, not budget.
@@ -406,7 +573,7 @@ impl DeviceRun<'_> {
         // Discovery commands first (their outputs decide the per-interface commands).
         let discovery = ["ip-link-json", "rdma-link-json"];
         for c in once.iter().filter(|c| discovery.contains(&c.id.as_str())) {
-            if self.cancel.load(Ordering::Relaxed) {
+            if self.cancelled() {
                 return;
             }
             if let Some(why) = self.out_of_time_or_budget() {
@@ -464,80 +631,69 @@ impl DeviceRun<'_> {
     }
 }
 
-/// Collect one device: connect with retries, run, write. Never returns an error: failures are
-/// recorded.
-/// What every device task shares.
+/// What every device task of a run shares.
 struct Shared {
     platforms: Platforms,
     known: Arc<KnownHosts>,
     tofu: bool,
     cfg: Arc<russh::client::Config>,
-    writer: std::sync::Mutex<SnapshotWriter>,
-    cancel: AtomicBool,
+    /// Becomes true on Ctrl-C (or when the caller's own cancel signal fires).
     cancel_rx: watch::Receiver<bool>,
-    counters_only: bool,
     /// Commands the run may still send.
     budget: AtomicU64,
     command_budget: u64,
 }
 
-async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
-    let (platform, known, tofu, cfg, writer, cancel) = (
-        &sh.platforms,
-        &sh.known,
-        sh.tofu,
-        &sh.cfg,
-        &sh.writer,
-        &sh.cancel,
-    );
-    let cancel_rx = sh.cancel_rx.clone();
-    let start = Instant::now();
-    let mut outcome = DeviceOutcome {
-        name: t.name.clone(),
-        status: "failed",
-        error: None,
-        commands: 0,
-        attempts: 0,
-        duration: Duration::ZERO,
-        limits_hit: Vec::new(),
-    };
-    let deadline = start + t.device_timeout;
-    let dw = writer
-        .lock()
-        .map_err(|_| ())
-        .and_then(|w| w.device(&t.name).map_err(|_| ()));
-    let Ok(dw) = dw else {
-        outcome.error = Some("could not create the device folder".into());
-        return outcome;
-    };
-    let Some(p) = platform.get(&t.platform) else {
-        outcome.error = Some(format!(
-            "no vendor parser for platform {:?}: nothing to collect",
-            t.platform
-        ));
-        finish_device(writer, dw, &t, &mut outcome, start);
-        return outcome;
-    };
-    if sh.budget.load(Ordering::Relaxed) == 0 {
-        outcome.error = Some(format!(
-            "not attempted: the run's command budget ({} commands, --command-budget) was spent before this device's turn",
-            sh.command_budget
-        ));
-        finish_device(writer, dw, &t, &mut outcome, start);
-        return outcome;
+impl Shared {
+    fn cancelled(&self) -> bool {
+        *self.cancel_rx.borrow()
     }
-    // Connect, retrying connection errors with exponential backoff, within the deadline.
+}
+
+/// A logged-in device: its session, the channel commands go through, its prompt. Kept by a
+/// [`Runner`] between calls, so repeated reads (a probe's counters) log in once.
+struct Login {
+    session: Session,
+    channel: Channel,
+    prompt: Regex,
+}
+
+impl Login {
+    async fn close(self) {
+        if let Channel::Shell(sh) = self.channel {
+            sh.close().await;
+        }
+        let _ = tokio::time::timeout(
+            Duration::from_secs(2),
+            self.session
+                .handle
+                .disconnect(russh::Disconnect::ByApplication, "", "en"),
+        )
+        .await;
+    }
+}
+
+/// Connect to `t` with retries on connection errors, within its deadline, and open the channel
+/// its platform's session mode asks for. On failure, the outcome says why.
+async fn login(
+    t: &Target,
+    p: &Platform,
+    sh: &Shared,
+    deadline: Instant,
+    outcome: &mut DeviceOutcome,
+) -> Option<Login> {
+    let cancel_rx = &sh.cancel_rx;
     let mut session = None;
     let mut last = None;
     for attempt in 0..=t.retries {
-        if cancel.load(Ordering::Relaxed) {
+        if sh.cancelled() {
             break;
         }
         outcome.attempts = attempt + 1;
         let attempt_result = tokio::select! {
-            r = ssh::connect(&t, known, tofu, cfg) => r,
-            _ = ssh::interrupted(&cancel_rx) => break,
-            _ = tokio::time::sleep_until(deadline.into()) => Err(deadline_failure(&t)),
+            r = ssh::connect(t, &sh.known, sh.tofu, &sh.cfg) => r,
+            _ = ssh::interrupted(cancel_rx) => break,
+            _ = tokio::time::sleep_until(deadline.into()) => Err(deadline_failure(t)),
         };
         match attempt_result {
             Ok(s) => {
@@ -553,16 +709,16 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
                 let backoff = Duration::from_millis(250u64 << attempt.min(5));
                 tokio::select! {
                     _ = tokio::time::sleep(backoff) => {}
-                    _ = ssh::interrupted(&cancel_rx) => break,
+                    _ = ssh::interrupted(cancel_rx) => break,
                 }
             }
         }
     }
     let Some(session) = session else {
-        if cancel.load(Ordering::Relaxed) {
+        if sh.cancelled() {
             outcome.status = "interrupted";
         }
-        outcome.error = Some(match (last, cancel.load(Ordering::Relaxed)) {
+        outcome.error = Some(match (last, sh.cancelled()) {
             (_, true) => "interrupted before the device was reached".to_string(),
             (Some(f), _) => format!(
                 "{f}{}",
@@ -574,8 +730,7 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
             ),
             (None, _) => "not attempted".into(),
         });
-        finish_device(writer, dw, &t, &mut outcome, start);
-        return outcome;
+        return None;
     };
     let mode = t.session.as_deref().or(p.session_mode.as_deref());
     let prompt = p
@@ -585,78 +740,152 @@ async fn collect_device(t: Target, sh: Arc<Shared>) -> DeviceOutcome {
         .or_else(|| Regex::new(r"[>#$] ?$").ok());
     let Some(prompt) = prompt else {
         outcome.error = Some("no usable prompt pattern".into());
-        finish_device(writer, dw, &t, &mut outcome, start);
-        return outcome;
+        return None;
     };
     let channel = if mode == Some("shell") {
         let left = deadline.saturating_duration_since(Instant::now());
         let limit = t.command_timeout.min(left.max(Duration::from_millis(1)));
         match session
-            .shell(&prompt, &p.paging_off, limit, &cancel_rx)
+            .shell(&prompt, &p.paging_off, limit, cancel_rx)
             .await
         {
             Ok(sh) => Channel::Shell(Box::new(sh)),
             Err(e) => {
                 outcome.error = Some(format!("shell session: {e}"));
-                finish_device(writer, dw, &t, &mut outcome, start);
-                return outcome;
+                return None;
             }
         }
     } else {
         Channel::Exec
     };
+    Some(Login {
+        session,
+        channel,
+        prompt,
+    })
+}
+
+/// Run one device's commands (all of its platform's, or only those marked `counters`) into
+/// `sink`, logging in unless `reuse` is a live login. Never fails: what went wrong is in the
+/// outcome. Returns the login when the device is still answering (for the next call).
+async fn device_run<S: Sink>(
+    t: &Target,
+    sh: &Shared,
+    counters_only: bool,
+    sink: S,
+    reuse: Option<Login>,
+) -> (DeviceOutcome, S, Option<Login>) {
+    let start = Instant::now();
+    let mut outcome = DeviceOutcome::new(&t.name);
+    let deadline = start + t.device_timeout;
+    let Some(p) = sh.platforms.get(&t.platform) else {
+        outcome.error = Some(format!(
+            "no vendor parser for platform {:?}: nothing to collect",
+            t.platform
+        ));
+        return (outcome, sink, reuse);
+    };
+    if sh.budget.load(Ordering::Relaxed) == 0 {
+        outcome.error = Some(format!(
+            "not attempted: the run's command budget ({} commands, --command-budget) was spent before this device's turn",
+            sh.command_budget
+        ));
+        return (outcome, sink, reuse);
+    }
+    let login = match reuse {
+        Some(l) => {
+            outcome.attempts = 0;
+            l
+        }
+        None => match login(t, p, sh, deadline, &mut outcome).await {
+            Some(l) => l,
+            None => return (outcome, sink, None),
+        },
+    };
+    let Login {
+        session,
+        channel,
+        prompt,
+    } = login;
     let mut run = DeviceRun {
-        t: &t,
+        t,
         platform: p,
         session: &session,
         channel,
-        w: dw,
-        cancel,
-        cancel_rx: cancel_rx.clone(),
+        w: sink,
+        cancel_rx: sh.cancel_rx.clone(),
         stalled: false,
         prompt,
         optional: false,
-        counters_only: sh.counters_only,
+        counters_only,
         deadline,
         budget: &sh.budget,
         command_budget: sh.command_budget,
         limits_hit: Vec::new(),
+        counts: CommandCounts::default(),
+        problems: Vec::new(),
     };
     run.collect_all().await;
     outcome.limits_hit = std::mem::take(&mut run.limits_hit);
-    if let Channel::Shell(sh) = run.channel {
-        sh.close().await;
-    }
-    let dw = run.w;
-    let ran = dw.records().iter().filter(|r| r.error.is_none()).count();
-    if cancel.load(Ordering::Relaxed) {
+    outcome.counts = run.counts;
+    outcome.problems = std::mem::take(&mut run.problems);
+    let stalled = run.stalled;
+    let (channel, prompt, sink) = (run.channel, run.prompt, run.w);
+    let records = sink.records();
+    if sh.cancelled() {
         outcome.status = "interrupted";
         outcome.error = Some(format!(
             "interrupted after {} command(s); the rest were not run",
-            dw.records().len()
+            records.len()
         ));
-    } else if ran == 0 {
+    } else if outcome.counts.ok == 0 {
+        let first = outcome
+            .problems
+            .first()
+            .map(|p| format!("{:?} {}: {}", p.cmd, p.kind, p.why))
+            .or_else(|| outcome.limits_hit.first().cloned())
+            .unwrap_or_else(|| "no command to run".into());
         outcome.error = Some(format!(
-            "no command succeeded ({})",
-            dw.records()
-                .iter()
-                .filter_map(|r| r.error.clone())
-                .next()
-                .or_else(|| outcome.limits_hit.first().cloned())
-                .unwrap_or_else(|| "no command to run".into())
+            "no command succeeded ({}; {first})",
+            outcome.counts.describe()
         ));
     } else {
         outcome.status = "collected";
     }
-    outcome.commands = dw.records().len();
-    let _ = tokio::time::timeout(
-        Duration::from_secs(2),
-        session
-            .handle
-            .disconnect(russh::Disconnect::ByApplication, "", "en"),
-    )
-    .await;
-    finish_device(writer, dw, &t, &mut outcome, start);
+    outcome.commands = records.len();
+    outcome.duration = start.elapsed();
+    let login = Login {
+        session,
+        channel,
+        prompt,
+    };
+    let keep = !stalled && !sh.cancelled() && !login.session.handle.is_closed();
+    (outcome, sink, keep.then_some(login))
+}
+
+/// Collect one device into its snapshot folder: connect, run, write, log out. Never returns an
+/// error: failures are recorded.
+async fn collect_device(
+    t: Target,
+    sh: Arc<Shared>,
+    writer: Arc<std::sync::Mutex<SnapshotWriter>>,
+    counters_only: bool,
+) -> DeviceOutcome {
+    let start = Instant::now();
+    let dw = writer
+        .lock()
+        .map_err(|_| ())
+        .and_then(|w| w.device(&t.name).map_err(|_| ()));
+    let Ok(dw) = dw else {
+        let mut outcome = DeviceOutcome::new(&t.name);
+        outcome.error = Some("could not create the device folder".into());
+        return outcome;
+    };
+    let (mut outcome, dw, login) = device_run(&t, &sh, counters_only, dw, None).await;
+    if let Some(l) = login {
+        l.close().await;
+    }
+    finish_device(&writer, dw, &t, &mut outcome, start);
     outcome
 }
 
@@ -674,7 +903,7 @@ fn deadline_failure(t: &Target) -> ssh::Failure {
 
 fn finish_device(
     writer: &std::sync::Mutex<SnapshotWriter>,
-    dw: DeviceWriter,
+    dw: super::writer::DeviceWriter,
     t: &Target,
     outcome: &mut DeviceOutcome,
     start: Instant,
@@ -703,11 +932,10 @@ impl Platforms {
     }
 }
 
-/// Collect every target of `inv` into `opts.out`.
-pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result<Summary> {
-    let start = Instant::now();
+/// The known_hosts files the targets name, loaded once (their warnings on stderr).
+fn known_hosts_of<'a>(targets: impl Iterator<Item = &'a Target>) -> Result<Arc<KnownHosts>> {
     let mut kh_files: Vec<PathBuf> = Vec::new();
-    for t in &inv.targets {
+    for t in targets {
         for f in &t.known_hosts {
             if !kh_files.contains(f) {
                 kh_files.push(f.clone());
@@ -718,7 +946,103 @@ pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result
     for w in &known.warnings {
         eprintln!("fabric-audit: known_hosts: {w}");
     }
-    let writer = SnapshotWriter::create(&opts.out, inv, opts.force)?;
+    Ok(known)
+}
+
+/// One device's outputs from [`Runner::run`].
+#[derive(Debug, Clone)]
+pub struct DeviceOutputs {
+    pub outcome: DeviceOutcome,
+    pub outputs: Outputs,
+}
+
+impl DeviceOutputs {
+    /// The outputs that arrived, as `(command, text)`.
+    pub fn texts(&self) -> impl Iterator<Item = (&str, String)> {
+        self.outputs
+            .records
+            .iter()
+            .zip(&self.outputs.stdout)
+            .filter(|(r, out)| r.error.is_none() && !out.is_empty())
+            .map(|(r, out)| (r.cmd.as_str(), String::from_utf8_lossy(out).into_owned()))
+    }
+}
+
+/// The command runner: devices and their platforms' commands in, outputs in memory out, on the
+/// caller's tokio runtime. Logins are kept between calls (a device answering is not logged in
+/// again), so reading counters before and after a probe costs two command rounds, not two
+/// logins. Every command passes the read-only allow-list and is redacted, as in `collect`.
+pub struct Runner {
+    shared: Arc<Shared>,
+    logins: tokio::sync::Mutex<HashMap<String, Login>>,
+    concurrency: usize,
+}
+
+impl Runner {
+    /// A runner for `targets` (their known_hosts are loaded now). `cancel` ends every command
+    /// in flight when it becomes true.
+    pub fn new(
+        targets: &[Target],
+        parsers: Arc<Parsers>,
+        trust_new_host_keys: bool,
+        concurrency: usize,
+        cancel: watch::Receiver<bool>,
+    ) -> Result<Runner> {
+        Ok(Runner {
+            shared: Arc::new(Shared {
+                platforms: Platforms(parsers),
+                known: known_hosts_of(targets.iter())?,
+                tofu: trust_new_host_keys,
+                cfg: ssh::client_config(),
+                cancel_rx: cancel,
+                budget: AtomicU64::new(DEFAULT_COMMAND_BUDGET),
+                command_budget: DEFAULT_COMMAND_BUDGET,
+            }),
+            logins: tokio::sync::Mutex::new(HashMap::new()),
+            concurrency: concurrency.max(1),
+        })
+    }
+
+    /// Run on every target its platform's commands (only those marked `counters` when
+    /// `counters_only`; per-interface commands for `t.interfaces`), `concurrency` devices at
+    /// once. Results are in the order of `targets`.
+    pub async fn run(&self, targets: &[Target], counters_only: bool) -> Vec<DeviceOutputs> {
+        use futures::StreamExt;
+        let runs = targets.iter().map(|t| async move {
+            let reuse = self.logins.lock().await.remove(&t.name);
+            let (outcome, outputs, login) =
+                device_run(t, &self.shared, counters_only, Outputs::default(), reuse).await;
+            if let Some(l) = login {
+                self.logins.lock().await.insert(t.name.clone(), l);
+            }
+            DeviceOutputs { outcome, outputs }
+        });
+        futures::stream::iter(runs)
+            .buffered(self.concurrency)
+            .collect()
+            .await
+    }
+
+    /// How many devices are logged in (kept for the next call).
+    pub async fn logged_in(&self) -> usize {
+        self.logins.lock().await.len()
+    }
+
+    /// Log out of every device.
+    pub async fn close(&self) {
+        let logins: Vec<Login> = self.logins.lock().await.drain().map(|(_, l)| l).collect();
+        futures::future::join_all(logins.into_iter().map(Login::close)).await;
+    }
+}
+
+/// Collect every target of `inv` into `opts.out`: the snapshot writer on top of the runner's
+/// device engine (each device's outputs go to its folder as they arrive).
+pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result<Summary> {
+    let start = Instant::now();
+    let known = known_hosts_of(inv.targets.iter())?;
+    let writer = Arc::new(std::sync::Mutex::new(SnapshotWriter::create(
+        &opts.out, inv, opts.force,
+    )?));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .worker_threads(
@@ -735,15 +1059,13 @@ pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result
         known,
         tofu: opts.trust_new_host_keys,
         cfg: ssh::client_config(),
-        writer: std::sync::Mutex::new(writer),
-        cancel: AtomicBool::new(false),
         cancel_rx,
-        counters_only: opts.counters_only,
         budget: AtomicU64::new(opts.command_budget),
         command_budget: opts.command_budget,
     });
     let total = inv.targets.len();
     let progress = opts.progress;
+    let counters_only = opts.counters_only;
     let outcomes = rt.block_on(async {
         let bar = (progress == Progress::Bar).then(|| {
             let b = indicatif::ProgressBar::new(total as u64);
@@ -754,50 +1076,41 @@ pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result
             }
             b
         });
-        {
-            let shared = shared.clone();
-            tokio::spawn(async move {
-                if tokio::signal::ctrl_c().await.is_ok() {
-                    eprintln!(
-                        "fabric-audit: interrupted; finishing the snapshot with what was collected"
-                    );
-                    shared.cancel.store(true, Ordering::Relaxed);
-                    let _ = cancel_tx.send(true);
-                }
-            });
-        }
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!(
+                    "fabric-audit: interrupted; finishing the snapshot with what was collected"
+                );
+                let _ = cancel_tx.send(true);
+                // Keep the sender: a dropped one would read as "changed" forever.
+                std::future::pending::<()>().await;
+            }
+        });
         let sem = Arc::new(tokio::sync::Semaphore::new(concurrency));
         let mut set = tokio::task::JoinSet::new();
         for (i, t) in inv.targets.iter().cloned().enumerate() {
             let sem = sem.clone();
             let shared = shared.clone();
+            let writer = writer.clone();
             set.spawn(async move {
                 let _permit = sem.acquire_owned().await;
-                (i, collect_device(t, shared).await)
+                (i, collect_device(t, shared, writer, counters_only).await)
             });
         }
         let mut outcomes: Vec<Option<DeviceOutcome>> = vec![None; total];
+        let mut done = 0;
         while let Some(r) = set.join_next().await {
             if let Ok((i, o)) = r {
+                done += 1;
                 match &bar {
-                    Some(b) => {
-                        b.inc(1);
-                        if o.status != "collected" {
-                            b.println(format!("{}: {}", o.name, o.error.as_deref().unwrap_or("")));
-                        }
-                    }
-                    None if progress == Progress::Lines => eprintln!(
-                        "fabric-audit: [{}/{}] {} {} ({} commands, {:.1} s){}",
-                        outcomes.iter().filter(|o| o.is_some()).count() + 1,
-                        total,
+                    Some(b) => b.inc(1),
+                    // Failed and interrupted devices are left to the grouped summary, so one
+                    // cause does not print a line per device.
+                    None if progress == Progress::Lines && o.status == "collected" => eprintln!(
+                        "fabric-audit: [{done}/{total}] {} collected ({}, {:.1} s)",
                         o.name,
-                        o.status,
-                        o.commands,
+                        o.counts.describe(),
                         o.duration.as_secs_f64(),
-                        o.error
-                            .as_deref()
-                            .map(|e| format!(": {e}"))
-                            .unwrap_or_default()
                     ),
                     None => {}
                 }
@@ -810,24 +1123,19 @@ pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result
         outcomes
     });
     rt.shutdown_timeout(Duration::from_secs(2));
-    let interrupted = shared.cancel.load(Ordering::Relaxed);
+    let interrupted = shared.cancelled();
     let devices: Vec<DeviceOutcome> = outcomes
         .into_iter()
         .zip(&inv.targets)
         .map(|(o, t)| {
-            o.unwrap_or_else(|| DeviceOutcome {
-                name: t.name.clone(),
-                status: "failed",
-                error: Some("the collection task ended abnormally".into()),
-                commands: 0,
-                attempts: 0,
-                duration: Duration::ZERO,
-                limits_hit: Vec::new(),
+            o.unwrap_or_else(|| {
+                let mut d = DeviceOutcome::new(&t.name);
+                d.error = Some("the collection task ended abnormally".into());
+                d
             })
         })
         .collect();
-    let mut w = shared
-        .writer
+    let mut w = writer
         .lock()
         .map_err(|_| anyhow::anyhow!("snapshot writer poisoned"))?;
     let sent = opts
@@ -840,6 +1148,181 @@ pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result
         wall: start.elapsed(),
         concurrency,
     })
+}
+
+/// A message with what is particular to one device (its name, address, port) and to one run
+/// (numbers) taken out, so the same cause on many devices reads as one line.
+fn generic(msg: &str, name: &str, at: Option<&(String, u16)>) -> String {
+    let mut m = msg.to_string();
+    if let Some((host, port)) = at {
+        m = m.replace(&format!("{host}:{port}"), "<address>");
+        if !host.is_empty() {
+            m = m.replace(host.as_str(), "<address>");
+        }
+    }
+    if !name.is_empty() {
+        m = m.replace(name, "<device>");
+    }
+    let mut out = String::with_capacity(m.len());
+    let mut in_num = false;
+    for c in m.chars() {
+        if c.is_ascii_digit() {
+            if !in_num {
+                out.push('N');
+            }
+            in_num = true;
+        } else {
+            in_num = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// One distinct problem of a run and the devices it hit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grouped {
+    /// The problem as printed: the message when every device gave the same one, else its
+    /// generic form.
+    pub text: String,
+    pub devices: Vec<String>,
+}
+
+impl Grouped {
+    /// `text: 28 devices (leaf01, leaf02, leaf03, … +25)`.
+    pub fn line(&self) -> String {
+        const SHOWN: usize = 3;
+        let n = self.devices.len();
+        let names: Vec<&str> = self
+            .devices
+            .iter()
+            .take(SHOWN)
+            .map(String::as_str)
+            .collect();
+        let more = n.saturating_sub(SHOWN);
+        let more = if more > 0 {
+            format!(", … +{more}")
+        } else {
+            String::new()
+        };
+        format!(
+            "{}: {n} device{} ({}{more})",
+            self.text,
+            if n == 1 { "" } else { "s" },
+            names.join(", ")
+        )
+    }
+}
+
+/// Group `(device, message)` pairs by cause: first seen first, devices in their order.
+fn group<'a>(
+    items: impl Iterator<Item = (&'a str, String)>,
+    targets: &HashMap<&str, (String, u16)>,
+) -> Vec<Grouped> {
+    let mut order: Vec<String> = Vec::new();
+    let mut by: BTreeMap<String, (Vec<String>, Vec<String>)> = BTreeMap::new();
+    for (dev, msg) in items {
+        let key = generic(&msg, dev, targets.get(dev));
+        let e = by.entry(key.clone()).or_insert_with(|| {
+            order.push(key.clone());
+            (Vec::new(), Vec::new())
+        });
+        if !e.0.iter().any(|d| d == dev) {
+            e.0.push(dev.to_string());
+        }
+        if !e.1.contains(&msg) {
+            e.1.push(msg);
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|k| {
+            let (devices, msgs) = by.remove(&k)?;
+            let text = if msgs.len() == 1 {
+                msgs.into_iter().next().unwrap_or_default()
+            } else {
+                k
+            };
+            Some(Grouped { text, devices })
+        })
+        .collect()
+}
+
+/// Each target's address (host, port), by name.
+fn addresses(inv: &Inventory) -> HashMap<&str, (String, u16)> {
+    inv.targets
+        .iter()
+        .map(|t| (t.name.as_str(), (t.endpoint.host.clone(), t.endpoint.port)))
+        .collect()
+}
+
+impl Summary {
+    /// Commands of every device, counted.
+    pub fn counts(&self) -> CommandCounts {
+        self.devices
+            .iter()
+            .fold(CommandCounts::default(), |mut a, d| {
+                a.ok += d.counts.ok;
+                a.rejected += d.counts.rejected;
+                a.failed += d.counts.failed;
+                a.timed_out += d.counts.timed_out;
+                a
+            })
+    }
+
+    /// The devices not collected, one entry per distinct cause.
+    pub fn device_failures(&self, inv: &Inventory) -> Vec<Grouped> {
+        let targets = addresses(inv);
+        group(
+            self.devices
+                .iter()
+                .filter(|d| d.status != "collected")
+                .map(|d| {
+                    (
+                        d.name.as_str(),
+                        format!("{}: {}", d.status, d.error.as_deref().unwrap_or("")),
+                    )
+                }),
+            &targets,
+        )
+    }
+
+    /// The commands that returned no usable output on collected devices, one entry per
+    /// command and cause (`"show interface" rejected: % Invalid input`).
+    pub fn command_problems(&self, inv: &Inventory) -> Vec<Grouped> {
+        let targets = addresses(inv);
+        group(
+            self.devices
+                .iter()
+                .filter(|d| d.status == "collected")
+                .flat_map(|d| {
+                    d.problems.iter().map(move |p| {
+                        (
+                            d.name.as_str(),
+                            format!(
+                                "{:?} {}{}: {}",
+                                p.cmd,
+                                p.kind,
+                                if p.optional { " (optional)" } else { "" },
+                                p.why
+                            ),
+                        )
+                    })
+                }),
+            &targets,
+        )
+    }
+
+    /// Budgets the devices ran into, one entry per distinct cut.
+    pub fn limits(&self, inv: &Inventory) -> Vec<Grouped> {
+        let targets = addresses(inv);
+        group(
+            self.devices
+                .iter()
+                .flat_map(|d| d.limits_hit.iter().map(|l| (d.name.as_str(), l.clone()))),
+            &targets,
+        )
+    }
 }
 
 #[cfg(test)]
@@ -878,6 +1361,71 @@ mod tests {
         assert!(take_one(&b) && take_one(&b));
         assert!(!take_one(&b));
         assert_eq!(b.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn one_cause_on_many_devices_is_one_group() {
+        let by: HashMap<&str, (String, u16)> = [
+            ("leaf01", ("10.0.0.1".to_string(), 2201)),
+            ("leaf02", ("10.0.0.1".to_string(), 2202)),
+            ("spine1", ("10.0.0.1".to_string(), 22)),
+        ]
+        .into_iter()
+        .collect();
+        let msg = |port: u16| {
+            format!(
+                "failed: auth: authentication as \"audit\" on 10.0.0.1:{port} failed (tried: key /k)"
+            )
+        };
+        let items = [("leaf01", msg(2201)), ("leaf02", msg(2202))]
+            .into_iter()
+            .chain([(
+                "spine1",
+                "failed: refused: connection refused by 10.0.0.1:22".to_string(),
+            )]);
+        let g = group(items, &by);
+        assert_eq!(g.len(), 2, "{g:?}");
+        assert_eq!(g[0].devices, ["leaf01", "leaf02"]);
+        assert_eq!(
+            g[0].line(),
+            "failed: auth: authentication as \"audit\" on <address> failed (tried: key /k): 2 devices (leaf01, leaf02)"
+        );
+        assert_eq!(
+            g[1].line(),
+            "failed: refused: connection refused by 10.0.0.1:22: 1 device (spine1)"
+        );
+        let many = Grouped {
+            text: "x".into(),
+            devices: (1..=28).map(|i| format!("leaf{i:02}")).collect(),
+        };
+        assert_eq!(many.line(), "x: 28 devices (leaf01, leaf02, leaf03, … +25)");
+    }
+
+    #[test]
+    fn counts_describe_what_ended_how() {
+        let c = CommandCounts {
+            ok: 1,
+            rejected: 3,
+            failed: 0,
+            timed_out: 0,
+        };
+        assert_eq!(c.describe(), "4 commands: 1 ok, 3 rejected");
+        let rejected = Output {
+            exit: Some(16),
+            stderr: b"% Invalid command at '^' marker.".to_vec(),
+            ..Default::default()
+        };
+        assert_eq!(
+            classify(&rejected),
+            ("rejected", Some("% Invalid command at '^' marker.".into()))
+        );
+        let slow = Output {
+            error: Some("timed out".into()),
+            timed_out: true,
+            ..Default::default()
+        };
+        assert_eq!(classify(&slow).0, "timed out");
+        assert_eq!(classify(&Output::default()), ("ok", None));
     }
 
     #[test]

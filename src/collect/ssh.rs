@@ -388,6 +388,8 @@ pub struct Output {
     pub stalled: bool,
     /// The device does not take exec requests (use the interactive shell).
     pub exec_refused: bool,
+    /// The command's time limit ended it (its output, if any, is cut).
+    pub timed_out: bool,
 }
 
 const STDERR_CAP: usize = 64 * 1024;
@@ -413,6 +415,7 @@ impl Session {
             Err(_) => {
                 out.error = Some(format!("no channel within {limit:.0?}"));
                 out.stalled = true;
+                out.timed_out = true;
                 return out;
             }
         };
@@ -442,6 +445,7 @@ impl Session {
                         out.stdout.len()
                     ));
                     out.stalled = true;
+                    out.timed_out = true;
                     break;
                 }
                 Ok(None) => break,
@@ -657,6 +661,7 @@ impl Shell {
                         self.buf.len()
                     ));
                     out.stalled = true;
+                    out.timed_out = true;
                     break;
                 }
                 Ok(None) | Ok(Some(ChannelMsg::Close)) | Ok(Some(ChannelMsg::Eof)) => {

@@ -9,6 +9,7 @@ use super::remote::Host;
 use super::{PathMtu, Probe};
 use crate::collect::inventory::Target;
 use crate::collect::known_hosts::KnownHosts;
+use crate::collect::run::Runner;
 use crate::collect::ssh::{self, Session};
 use crate::parser::allow::safe_word;
 use anyhow::{Context, Result};
@@ -84,13 +85,11 @@ pub struct HostSettings {
     pub gid_index: Option<u32>,
 }
 
-/// Switches of the inventory whose counters are read before and after every probe.
+/// Switches of the inventory whose counters are read before and after every probe (by the
+/// collector's command runner, in memory: logins are kept from one read to the next).
 pub struct Switches {
     pub targets: Vec<Target>,
     pub parsers: Arc<crate::parser::Parsers>,
-    pub policy: serde_json::Map<String, serde_json::Value>,
-    /// Scratch folder for the reads (each read is a small collection).
-    pub work: PathBuf,
 }
 
 pub struct ProbeHost {
@@ -277,8 +276,7 @@ struct Ctx<'a> {
     hosts: BTreeMap<String, (Host<'a>, Prep, &'a ProbeHost)>,
     opts: &'a Options,
     port: AtomicU16,
-    switches: Option<&'a Switches>,
-    reads: std::sync::atomic::AtomicUsize,
+    switches: Option<(&'a Switches, Runner)>,
 }
 
 type PortMap = BTreeMap<(String, String), crate::model::PortCounters>;
@@ -320,6 +318,39 @@ fn switch_delta(b: &crate::model::PortCounters, a: &crate::model::PortCounters) 
     put("ecn_marked_packets".into(), b.ecn_marked, a.ecn_marked);
     put("queue_drops".into(), b.drops, a.drops);
     out
+}
+
+/// The port counters a switch's outputs give, by (device, port): its outputs built into the
+/// device model by the platform's readers, as the audit builds a collected device.
+fn port_counters(
+    parsers: &crate::parser::Parsers,
+    t: &Target,
+    r: &crate::collect::run::DeviceOutputs,
+) -> Vec<((String, String), crate::model::PortCounters)> {
+    let input = crate::snapshot::DeviceInput {
+        name: t.name.clone(),
+        platform: Some(t.platform.clone()),
+        platform_reason: "inventory".into(),
+        role: t.role.clone(),
+        files: r
+            .texts()
+            .map(|(cmd, text)| crate::snapshot::InputFile {
+                rel: format!(
+                    "devices/{}/{}",
+                    t.name,
+                    crate::snapshot::command_file_name(cmd)
+                ),
+                command: Some(cmd.to_string()),
+                text: Ok(text),
+            })
+            .collect(),
+        error: None,
+    };
+    let (d, _) = crate::device::build_device(parsers, &input);
+    d.interfaces
+        .into_iter()
+        .filter_map(|i| Some(((d.name.clone(), i.name), i.counters?)))
+        .collect()
 }
 
 fn first_lines(text: &str, n: usize) -> String {
@@ -372,10 +403,12 @@ impl Ctx<'_> {
         out
     }
 
-    /// Counters of the switch ports on `path`, read by a small collection of the switches'
-    /// `counters` commands (their sessions, paging and allow-list are the collector's).
+    /// Counters of the switch ports on `path`: the switches' `counters` commands run by the
+    /// command runner (the collector's sessions, paging, allow-list and redaction; a switch
+    /// logged in by the previous read is not logged in again), parsed by the platform's
+    /// readers into the model's port counters.
     async fn switch_counters(&self, path: &[crate::model::Endpoint]) -> PortMap {
-        let Some(sw) = self.switches else {
+        let Some((sw, runner)) = &self.switches else {
             return PortMap::new();
         };
         // Per-interface counter commands (Cumulus) run for the switch's ports on the path.
@@ -396,57 +429,26 @@ impl Ctx<'_> {
         if targets.is_empty() {
             return PortMap::new();
         }
-        let n = self.reads.fetch_add(1, Ordering::Relaxed);
-        let out = sw.work.join(format!("read-{n}"));
-        let parsers = sw.parsers.clone();
-        let policy = sw.policy.clone();
-        let tofu = self.opts.trust_new_host_keys;
-        let wanted: Vec<(String, String)> = path
-            .iter()
-            .map(|e| (e.device.clone(), e.interface.clone()))
-            .collect();
-        let read = tokio::task::spawn_blocking(move || -> Result<PortMap> {
-            let inv = crate::collect::inventory::Inventory {
-                targets,
-                ..Default::default()
-            };
-            let opts = crate::collect::run::Options {
-                out: out.clone(),
-                concurrency: 8,
-                trust_new_host_keys: tofu,
-                force: false,
-                progress: crate::collect::run::Progress::Quiet,
-                counters_only: true,
-                command_budget: crate::collect::run::DEFAULT_COMMAND_BUDGET,
-            };
-            crate::collect::run::collect(&inv, parsers.clone(), &opts)?;
-            let snap = crate::snapshot::Snapshot::read(&out)?;
-            let fabric = crate::fabric::assemble(&parsers, &snap, policy, vec![]);
-            let _ = std::fs::remove_dir_all(&out);
-            let mut m = PortMap::new();
-            for d in &fabric.devices {
-                for i in &d.interfaces {
-                    if let Some(c) = &i.counters
-                        && wanted.contains(&(d.name.clone(), i.name.clone()))
-                    {
-                        m.insert((d.name.clone(), i.name.clone()), c.clone());
-                    }
+        let mut m = PortMap::new();
+        for (t, r) in targets.iter().zip(runner.run(&targets, true).await) {
+            if r.outcome.status != "collected" {
+                log(
+                    self.opts.quiet,
+                    &format!(
+                        "switch counters of {} not read: {}",
+                        t.name,
+                        r.outcome.error.as_deref().unwrap_or("no output")
+                    ),
+                );
+                continue;
+            }
+            for ((d, i), c) in port_counters(&sw.parsers, t, &r) {
+                if path.iter().any(|e| e.device == d && e.interface == i) {
+                    m.insert((d, i), c);
                 }
             }
-            Ok(m)
-        })
-        .await;
-        match read {
-            Ok(Ok(m)) => m,
-            Ok(Err(e)) => {
-                log(self.opts.quiet, &format!("switch counters not read: {e:#}"));
-                PortMap::new()
-            }
-            Err(e) => {
-                log(self.opts.quiet, &format!("switch counters not read: {e}"));
-                PortMap::new()
-            }
         }
+        m
     }
 
     /// Host and switch counters of a probe's path.
@@ -1041,12 +1043,24 @@ pub fn run(
             let pr = prep(&host, &h.port, &h.settings).await;
             hmap.insert(h.target.name.clone(), (host, pr, *h));
         }
+        // One runner for every switch counter read of the run, on this runtime.
+        let switches = match switches {
+            Some(sw) => {
+                match Runner::new(&sw.targets, sw.parsers.clone(), tofu, 8, cancel_rx.clone()) {
+                    Ok(r) => Some((sw, r)),
+                    Err(e) => {
+                        log(quiet, &format!("switch counters not read: {e:#}"));
+                        None
+                    }
+                }
+            }
+            None => None,
+        };
         let ctx = Ctx {
             hosts: hmap,
             opts,
             port: AtomicU16::new(opts.port_base),
             switches,
-            reads: std::sync::atomic::AtomicUsize::new(0),
         };
         let mut probes = Vec::new();
         let par = opts.parallel.max(1);
@@ -1103,6 +1117,9 @@ pub fn run(
                 );
                 probes.push(ctx.incast(&receiver, &senders).await);
             }
+        }
+        if let Some((_, r)) = &ctx.switches {
+            r.close().await;
         }
         let interrupted = *cancel_rx.borrow();
         Outcome {

@@ -32,4 +32,5 @@ mod rule_fixtures; // every rule on real snapshot files (fixtures/rules)
 mod scale; // findings of ~1,000-device replicated fabrics pinned; --timings
 mod sonic_layouts; // every SONiC CONFIG_DB layout gives the same model
 mod terminal_output; // issue 17: fits the terminal, worst first, one row per cause
+mod tooling; // issue 17 item 10: install, CI workflow, help, completions, man, schemas, version
 mod vendor_semantics; // issue 15: vendor defaults, "auto", policies in force, platform maxima

@@ -6,6 +6,7 @@
 mod common;
 
 mod collect_emulated; // collection over real SSH against emulated switches and hosts
+mod collect_honesty; // command status, grouped failures, probe exit status, the walkthrough
 mod collect_hostile; // collection against hostile devices: budgets, endless lines, host keys
 mod collect_safety; // read-only allow-list and redaction
 mod probe_testbed; // probes between namespace hosts

@@ -666,7 +666,7 @@ jump = "h1"
     let out = child.wait_with_output().unwrap();
     assert_eq!(
         status.code(),
-        Some(2),
+        Some(130),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
