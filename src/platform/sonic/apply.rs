@@ -379,6 +379,7 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
     }
     if let Some((b, (name, m))) = dot1p_map {
         policies.insert(format!("DOT1P_TO_TC_MAP|{name}"));
+        i.pcp_to_tc = known(num_map(m, vec![0; 8]), &b.src);
         i.maps.pcp_to_tc = map_entries(m, &[0; 8], &b.src);
     }
     i.trust = match (dscp_map, dot1p_map) {
