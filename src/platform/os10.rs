@@ -40,6 +40,9 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
                 .undefined
                 .push((oi, UndefinedRef { kind, name, line }));
         }
+        for (src, why) in &cfg.unread {
+            notes.not_read(outs, oi, src.line, why);
+        }
         apply::apply_config(dev, &cfg);
     }
     for o in outs.iter().filter(|o| o.cmd.id == "show-lldp-neighbors") {

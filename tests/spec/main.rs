@@ -22,6 +22,7 @@ mod output_options; // issue 17: concise, filters, statistics, idle flags, root-
 mod pcp_maps; // 802.1p → TC in the model, per-entry map provenance (issue 15)
 mod probe_output; // the probe tools' outputs
 mod qos_maps; // every port's QoS maps entry by entry, with provenance (issue 15)
+mod ranges; // interface ranges in every vendor syntax: expanded or reported (issue 14)
 mod remediation; // snippets fix what they claim (round trip)
 mod remediation_hosts; // Linux host runtime commands
 mod report_formats; // markdown, sarif, junit, github
