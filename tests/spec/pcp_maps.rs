@@ -173,3 +173,30 @@ fn dscp002_reads_the_pcp_map_where_the_port_trusts_pcp() {
     let fix = f[0]["remediation"]["snippet"].as_str().unwrap_or("");
     assert_eq!(fix.trim(), "qos map cos 3 to traffic-class 3", "{}", f[0]);
 }
+
+/// Enterprise SONiC's `sonic-cli` running configuration in configs/, without a platform: detected
+/// as SONiC, read as the CONFIG_DB tables it configures, each map entry at its own line.
+#[test]
+fn sonic_cli_running_config_is_detected_and_read_entry_by_entry() {
+    let dir = std::env::temp_dir().join(format!("fa-pcp-escli-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("configs")).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/sonic/sonic-cli-running-config/as-config/configs/es-leaf1.cfg");
+    std::fs::copy(&src, dir.join("configs/sw1.txt")).unwrap();
+    let v = audit(&dir, "model");
+    let report = audit(&dir, "json");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(v["devices"][0]["platform"], "sonic");
+    let p = port(&v, "Eth1/1");
+    assert_eq!(p["kind"], "ethernet");
+    assert_eq!(p["trust"]["value"], "both");
+    assert_eq!(entry(&p, "dscp_to_tc", 26), (Some(3), "config".into(), format!("{AT}6")));
+    assert_eq!(entry(&p, "pcp_to_tc", 3), (Some(3), "config".into(), format!("{AT}10")));
+    assert_eq!(p["pfc"]["priorities"]["value"], serde_json::json!([3]));
+    assert_eq!(p["pfc"]["priorities"]["line"], 42);
+    assert_eq!(p["watchdog"]["detect_ms"]["value"], 200.0);
+    let parse = &report["parse"][0];
+    assert_eq!(parse["status"], "passed", "{parse}");
+    assert_eq!(parse["command"], "show running-configuration", "{parse}");
+}

@@ -15,6 +15,13 @@
 //! | ` priority-flow-control priority 3` (one line per priority) | `PORT_QOS_MAP` `pfc_enable` "3,4" |
 //! | ` priority-flow-control watchdog on detect-time N`, `… restore-time N`, `… action A` | `PFC_WD\|Eth1/1` |
 //! | ` cable-length 40m` | `CABLE_LENGTH\|AZURE` `Eth1/1` |
+//! | `qos wred-policy NAME` / `green minimum-threshold A maximum-threshold B drop-probability P`, `ecn green` | `WRED_PROFILE\|NAME` (KBytes → bytes) |
+//! | `qos scheduler-policy NAME` / `queue N` / `type strict`, `weight W` | `SCHEDULER\|NAME@N` |
+//! | ` queue 3 wred-policy NAME`, ` scheduler-policy NAME` | `QUEUE\|Eth1/1\|3` `wred_profile`, `scheduler` |
+//!
+//! The block a line belongs to is the last opener above it, until `!` (a scheduler policy's
+//! queues are separated by `!`): the AMD ROCm networking guide's Dell Z9664F example
+//! (ROCm/gpu-cluster-networking, docs/how-to/roce-network-config.rst) is a flattened copy.
 //!
 //! Sources: the SONiC QoS management-framework design (sonic-net/SONiC, the klish commands
 //! `qos map dscp-tc <name>`, `dscp {<dscp-value>} traffic-class <0..7>`, `qos-map dscp-tc
@@ -66,6 +73,22 @@ fn expand_range(spec: &str) -> Option<Vec<String>> {
 /// Lines the reader matched but could not read, with why.
 pub(super) type Unread = Vec<(u32, String)>;
 
+/// The block a line belongs to: the last opener above it (indentation is not relied on:
+/// flattened copies of this output exist), until `!` or the next opener.
+#[derive(Clone)]
+enum Ctx {
+    None,
+    Map(&'static str, String),
+    Ports(Vec<String>),
+    Wred(String),
+    /// A scheduler policy and the queue being configured (`!` separates its queues).
+    Sched(String, Option<u8>),
+}
+
+/// `qos wred-policy` thresholds are in KBytes ("green-min-threshold : 1 KBytes" in the SONiC QoS
+/// management-framework design's `show qos wred-policy`), CONFIG_DB's in bytes [S; 1024 [I]].
+const WRED_UNIT: u64 = 1024;
+
 /// Add the tables the running configuration `o` (output `oi`) configures to `db`.
 pub(super) fn read(db: &mut Db, oi: usize, o: &Output) -> Unread {
     let p = &o.parsed;
@@ -89,19 +112,31 @@ pub(super) fn read(db: &mut Db, oi: usize, o: &Output) -> Unread {
             e.fields.insert(f.to_string(), v);
         }
     };
-    // per record: the map (table, name) or the ports it configures
-    let mut map_of: Vec<Option<(&'static str, String)>> = vec![None; p.records.len()];
-    let mut ports_of: Vec<Vec<String>> = vec![Vec::new(); p.records.len()];
+    let mut ctx = Ctx::None;
     // pfc_enable accumulates over lines: (priorities, first line)
     let mut pfc: BTreeMap<String, (Vec<u8>, Src)> = BTreeMap::new();
-    for (ri, r) in p.records.iter().enumerate() {
+    // scheduler policy → its queues; port bindings resolved once every policy is read
+    let mut sched_queues: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut sched_binds: Vec<(String, String, Src)> = Vec::new();
+    for r in &p.records {
         let src = o.src(r.line);
         let get = |n: &str| p.get(r, n).unwrap_or("");
-        let parent = r.parent.map(|x| x as usize);
-        let ports: Vec<String> = parent
-            .and_then(|pi| ports_of.get(pi).cloned())
-            .unwrap_or_default();
-        match p.kind(r) {
+        let ports: Vec<String> = match &ctx {
+            Ctx::Ports(v) => v.clone(),
+            _ => Vec::new(),
+        };
+        let kind = p.kind(r);
+        // a line of a block, outside its block: matched, but its meaning is unknown here
+        let stray = |unread: &mut Unread| {
+            unread.push((r.line, "a block line outside its block".to_string()));
+        };
+        match kind {
+            "bang" => {
+                ctx = match ctx {
+                    Ctx::Sched(name, _) => Ctx::Sched(name, None),
+                    _ => Ctx::None,
+                }
+            }
             "hostname" => put(
                 db,
                 "DEVICE_METADATA",
@@ -109,53 +144,116 @@ pub(super) fn read(db: &mut Db, oi: usize, o: &Output) -> Unread {
                 &src,
                 Some(("hostname", val(get("name").to_string(), &src))),
             ),
+            "other_block" => ctx = Ctx::None,
             "qmap" => {
-                if let Some((table, _)) = table_of(get("kind")) {
-                    put(db, table, get("name"), &src, None);
-                    map_of[ri] = Some((table, get("name").to_string()));
+                ctx = match table_of(get("kind")) {
+                    Some((table, _)) => {
+                        put(db, table, get("name"), &src, None);
+                        Ctx::Map(table, get("name").to_string())
+                    }
+                    None => Ctx::None,
                 }
             }
             "qmap_entry" => {
-                let Some((table, name)) = parent.and_then(|pi| map_of.get(pi).cloned().flatten())
-                else {
+                let Ctx::Map(table, name) = &ctx else {
+                    stray(&mut unread);
                     continue;
                 };
                 let max = if get("from") == "dscp" { 63 } else { 7 };
                 match crate::platform::util::num_list(get("list"), max) {
                     Some(list) => {
                         for k in list {
-                            put(
-                                db,
-                                table,
-                                &name,
-                                &src,
-                                Some((&k.to_string(), val(get("to").to_string(), &src))),
-                            );
+                            let v = val(get("to").to_string(), &src);
+                            put(db, table, name, &src, Some((&k.to_string(), v)));
                         }
                     }
                     None => unread.push((r.line, "a value list this reader cannot read".into())),
                 }
             }
+            "wred" => {
+                let name = get("name").to_string();
+                put(db, "WRED_PROFILE", &name, &src, None);
+                ctx = Ctx::Wred(name);
+            }
+            "wred_green" | "wred_ecn" => {
+                let Ctx::Wred(name) = &ctx else {
+                    stray(&mut unread);
+                    continue;
+                };
+                if kind == "wred_ecn" {
+                    // `ecn green` → ecn_green (CONFIG_DB's value names)
+                    let v = val(format!("ecn_{}", get("ecn")), &src);
+                    put(db, "WRED_PROFILE", name, &src, Some(("ecn", v)));
+                    continue;
+                }
+                let kb = |k: &str| get(k).parse::<u64>().ok().map(|n| n * WRED_UNIT);
+                if let (Some(min), Some(max)) = (kb("min"), kb("max")) {
+                    for (f, v) in [
+                        ("green_min_threshold", min.to_string()),
+                        ("green_max_threshold", max.to_string()),
+                        ("green_drop_probability", get("p").to_string()),
+                        ("wred_green_enable", "true".to_string()),
+                    ] {
+                        put(db, "WRED_PROFILE", name, &src, Some((f, val(v, &src))));
+                    }
+                }
+            }
+            "sched" => {
+                let name = get("name").to_string();
+                sched_queues.entry(name.clone()).or_default();
+                ctx = Ctx::Sched(name, None);
+            }
+            "sched_queue" => {
+                let (Ctx::Sched(name, _), Ok(q)) = (&ctx, get("q").parse::<u8>()) else {
+                    stray(&mut unread);
+                    continue;
+                };
+                let name = name.clone();
+                let qs = sched_queues.entry(name.clone()).or_default();
+                if !qs.contains(&q) {
+                    qs.push(q);
+                }
+                put(db, "SCHEDULER", &format!("{name}@{q}"), &src, None);
+                ctx = Ctx::Sched(name, Some(q));
+            }
+            "sched_type" | "sched_weight" => {
+                let Ctx::Sched(name, Some(q)) = &ctx else {
+                    stray(&mut unread);
+                    continue;
+                };
+                let (f, v) = if kind == "sched_type" {
+                    ("type", get("t").to_ascii_uppercase())
+                } else {
+                    ("weight", get("w").to_string())
+                };
+                let key = format!("{name}@{q}");
+                put(db, "SCHEDULER", &key, &src, Some((f, val(v, &src))));
+            }
             "iface" => {
                 let name = super::canonical_ifname(get("name"));
                 put(db, "PORT", &name, &src, None);
-                ports_of[ri] = vec![name];
+                ctx = Ctx::Ports(vec![name]);
             }
             "iface_range" => match expand_range(get("list")) {
                 Some(names) => {
                     for n in &names {
                         put(db, "PORT", n, &src, None);
                     }
-                    ports_of[ri] = names;
+                    ctx = Ctx::Ports(names);
                 }
-                None => unread.push((
-                    r.line,
-                    "an interface range this reader cannot expand (only Eth<slot>/<a>-<b>)"
-                        .into(),
-                )),
+                None => {
+                    unread.push((
+                        r.line,
+                        "an interface range this reader cannot expand (only Eth<slot>/<a>-<b>)"
+                            .into(),
+                    ));
+                    // its lines go to no port
+                    ctx = Ctx::Ports(Vec::new());
+                }
             },
+            _ if !matches!(ctx, Ctx::Ports(_)) => stray(&mut unread),
             "if_mtu" | "if_speed" | "if_shutdown" => {
-                let (field, v) = match p.kind(r) {
+                let (field, v) = match kind {
                     "if_mtu" => ("mtu", get("mtu").to_string()),
                     "if_speed" => ("speed", get("speed").to_string()),
                     _ => (
@@ -174,6 +272,18 @@ pub(super) fn read(db: &mut Db, oi: usize, o: &Output) -> Unread {
                 for port in &ports {
                     let v = val(get("name").to_string(), &src);
                     put(db, "PORT_QOS_MAP", port, &src, Some((field, v)));
+                }
+            }
+            "if_queue_wred" => {
+                for port in &ports {
+                    let v = val(get("name").to_string(), &src);
+                    let key = format!("{port}|{}", get("q"));
+                    put(db, "QUEUE", &key, &src, Some(("wred_profile", v)));
+                }
+            }
+            "if_sched" => {
+                for port in &ports {
+                    sched_binds.push((port.clone(), get("name").to_string(), src.clone()));
                 }
             }
             "if_pfc_prio" => {
@@ -196,7 +306,7 @@ pub(super) fn read(db: &mut Db, oi: usize, o: &Output) -> Unread {
                 }
             }
             "if_wd_action" | "if_wd_on" | "if_wd_restore" => {
-                let field = match p.kind(r) {
+                let field = match kind {
                     "if_wd_action" => Some(("action", get("a"))),
                     "if_wd_on" => p.get(r, "d").map(|d| ("detection_time", d)),
                     _ => Some(("restoration_time", get("r"))),
@@ -225,6 +335,20 @@ pub(super) fn read(db: &mut Db, oi: usize, o: &Output) -> Unread {
             &src,
             Some(("pfc_enable", val(list.join(","), &src))),
         );
+    }
+    // `scheduler-policy NAME` on a port: each queue the policy configures runs its scheduler
+    // (QUEUE|port|q scheduler NAME@q); a policy the file does not define is left to the
+    // undefined-reference check.
+    for (port, name, src) in sched_binds {
+        let queues = sched_queues.get(&name).cloned().unwrap_or_default();
+        if queues.is_empty() {
+            let v = val(format!("{name}@0"), &src);
+            put(db, "QUEUE", &format!("{port}|0"), &src, Some(("scheduler", v)));
+        }
+        for q in queues {
+            let v = val(format!("{name}@{q}"), &src);
+            put(db, "QUEUE", &format!("{port}|{q}"), &src, Some(("scheduler", v)));
+        }
     }
     unread
 }
