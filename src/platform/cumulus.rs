@@ -183,26 +183,6 @@ fn kind_of(name: &str, typ: Option<&str>) -> &'static str {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_and_kinds() {
-        assert_eq!(canonical_ifname("SWP1"), "swp1");
-        assert_eq!(kind_of("swp1", None), "ethernet");
-        assert_eq!(kind_of("swp1s0", None), "ethernet");
-        assert_eq!(kind_of("swp1.100", None), "other");
-        assert_eq!(kind_of("bond1", None), "port-channel");
-        assert_eq!(kind_of("peerlink", None), "port-channel");
-        assert_eq!(kind_of("eth0", None), "mgmt");
-        assert_eq!(kind_of("lo", None), "loopback");
-        assert_eq!(kind_of("vlan10", None), "vlan");
-        assert_eq!(kind_of("uplink", Some("bond")), "port-channel");
-        assert_eq!(kind_of("br_default", None), "other");
-    }
-}
-
 /// `ip -d -j link show`: the MAC of each switch port and bond, so that a neighbor whose LLDP
 /// port id is a MAC (lldpd's default subtype, NIC firmware agents) finds the port. A bond
 /// member's `address` is the bond's; `permaddr`, its own, is what it advertises. Nothing else
@@ -239,5 +219,25 @@ fn link_macs(dev: &mut Device, o: &Output) {
         {
             dev.iface(&name, &kind).mac = crate::model::known(mac, &src);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_kinds() {
+        assert_eq!(canonical_ifname("SWP1"), "swp1");
+        assert_eq!(kind_of("swp1", None), "ethernet");
+        assert_eq!(kind_of("swp1s0", None), "ethernet");
+        assert_eq!(kind_of("swp1.100", None), "other");
+        assert_eq!(kind_of("bond1", None), "port-channel");
+        assert_eq!(kind_of("peerlink", None), "port-channel");
+        assert_eq!(kind_of("eth0", None), "mgmt");
+        assert_eq!(kind_of("lo", None), "loopback");
+        assert_eq!(kind_of("vlan10", None), "vlan");
+        assert_eq!(kind_of("uplink", Some("bond")), "port-channel");
+        assert_eq!(kind_of("br_default", None), "other");
     }
 }

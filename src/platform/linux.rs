@@ -18,7 +18,7 @@ mod storage;
 
 use super::{BuildNotes, Output};
 use crate::model::{
-    default_of, Device, Host, Interface, LldpNeighbor, ParseStatus, Rdma, Src, UndefinedRef, known,
+    Device, Host, Interface, LldpNeighbor, ParseStatus, Rdma, Src, UndefinedRef, default_of, known,
 };
 use serde_json::Value;
 

@@ -10,11 +10,15 @@ fn snapshot(tag: &str, platform: &str, case: &str, extra: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("fa-pcp-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("configs")).unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(case);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(case);
     std::fs::copy(&src, dir.join("configs/sw1.txt")).unwrap();
     std::fs::write(
         dir.join("fabric.toml"),
-        format!("{extra}\n[[device]]\nname = \"sw1\"\nplatform = \"{platform}\"\nrole = \"leaf\"\n"),
+        format!(
+            "{extra}\n[[device]]\nname = \"sw1\"\nplatform = \"{platform}\"\nrole = \"leaf\"\n"
+        ),
     )
     .unwrap();
     dir
@@ -60,15 +64,31 @@ const AT: &str = "configs/sw1.txt:";
 
 #[test]
 fn nxos_match_cos_classifies_pcp_entry_by_entry() {
-    let v = model("nxos", "nxos", "nxos/running-config/legacy-pause-nodrop.txt");
+    let v = model(
+        "nxos",
+        "nxos",
+        "nxos/running-config/legacy-pause-nodrop.txt",
+    );
     let p = port(&v, "Ethernet1/5");
     assert_eq!(p["trust"]["value"], "pcp");
-    assert_eq!(p["pcp_to_tc"]["value"], serde_json::json!([0, 0, 0, 3, 0, 0, 0, 0]));
+    assert_eq!(
+        p["pcp_to_tc"]["value"],
+        serde_json::json!([0, 0, 0, 3, 0, 0, 0, 0])
+    );
     // CoS 3: the `match cos 3` line of class-map RDMA, set qos-group 3 by the policy.
-    assert_eq!(entry(&p, "pcp_to_tc", 3), (Some(3), "config".into(), format!("{AT}11")));
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 3),
+        (Some(3), "config".into(), format!("{AT}11"))
+    );
     // The rest: class-default, which sets no qos-group: qos-group 0 where the policy is bound.
-    assert_eq!(entry(&p, "pcp_to_tc", 0), (Some(0), "default".into(), format!("{AT}36")));
-    assert_eq!(entry(&p, "dscp_to_tc", 26), (Some(0), "default".into(), format!("{AT}36")));
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 0),
+        (Some(0), "default".into(), format!("{AT}36"))
+    );
+    assert_eq!(
+        entry(&p, "dscp_to_tc", 26),
+        (Some(0), "default".into(), format!("{AT}36"))
+    );
 }
 
 #[test]
@@ -76,14 +96,26 @@ fn eos_qos_map_cos_and_dscp_cite_each_line() {
     let v = model("eos", "eos", "eos/running-config/qos-map-cos.txt");
     let p = port(&v, "Ethernet1");
     assert_eq!(p["trust"]["value"], "pcp");
-    assert_eq!(p["pcp_to_tc"]["value"], serde_json::json!([1, 0, 2, 3, 3, 5, 6, 7]));
-    assert_eq!(entry(&p, "pcp_to_tc", 4), (Some(3), "config".into(), format!("{AT}10")));
-    assert_eq!(entry(&p, "pcp_to_tc", 6), (Some(6), "config".into(), format!("{AT}11")));
+    assert_eq!(
+        p["pcp_to_tc"]["value"],
+        serde_json::json!([1, 0, 2, 3, 3, 5, 6, 7])
+    );
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 4),
+        (Some(3), "config".into(), format!("{AT}10"))
+    );
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 6),
+        (Some(6), "config".into(), format!("{AT}11"))
+    );
     // EOS's own CoS 0 ↔ 1 inversion where no line speaks.
     assert_eq!(entry(&p, "pcp_to_tc", 0).0, Some(1));
     assert_eq!(entry(&p, "pcp_to_tc", 0).1, "default");
     // The DSCP map: 26 from its own line, the others EOS defaults (not the first map line).
-    assert_eq!(entry(&p, "dscp_to_tc", 26), (Some(3), "config".into(), format!("{AT}12")));
+    assert_eq!(
+        entry(&p, "dscp_to_tc", 26),
+        (Some(3), "config".into(), format!("{AT}12"))
+    );
     assert_eq!(entry(&p, "dscp_to_tc", 27).1, "default");
 }
 
@@ -92,24 +124,48 @@ fn cumulus_nvue_pcp_mapping_per_profile() {
     let v = model("cl", "cumulus", "cumulus/nv-config-show/pcp-mapping.txt");
     let p = port(&v, "swp1");
     assert_eq!(p["trust"]["value"], "pcp");
-    assert_eq!(p["pcp_to_tc"]["value"], serde_json::json!([0, 1, 2, 3, 3, 3, 6, 7]));
-    assert_eq!(entry(&p, "pcp_to_tc", 4), (Some(3), "config".into(), format!("{AT}30")));
-    assert_eq!(entry(&p, "pcp_to_tc", 5), (Some(3), "config".into(), format!("{AT}32")));
+    assert_eq!(
+        p["pcp_to_tc"]["value"],
+        serde_json::json!([0, 1, 2, 3, 3, 3, 6, 7])
+    );
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 4),
+        (Some(3), "config".into(), format!("{AT}30"))
+    );
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 5),
+        (Some(3), "config".into(), format!("{AT}32"))
+    );
     assert_eq!(entry(&p, "pcp_to_tc", 2).1, "default");
     // A profile starts from the defaults, not from default-global.
     let p = port(&v, "swp2");
-    assert_eq!(p["pcp_to_tc"]["value"], serde_json::json!([0, 1, 3, 3, 4, 5, 6, 7]));
-    assert_eq!(entry(&p, "pcp_to_tc", 2), (Some(3), "config".into(), format!("{AT}37")));
+    assert_eq!(
+        p["pcp_to_tc"]["value"],
+        serde_json::json!([0, 1, 3, 3, 4, 5, 6, 7])
+    );
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 2),
+        (Some(3), "config".into(), format!("{AT}37"))
+    );
 }
 
 #[test]
 fn cumulus_traffic_conf_8021p_unnamed_priority_takes_the_default() {
     let v = model("tc", "cumulus", "cumulus/traffic-conf/pcp-source.txt");
     let p = port(&v, "swp1");
-    assert_eq!(p["pcp_to_tc"]["value"], serde_json::json!([0, 1, 2, 3, 3, 5, 6, 0]));
+    assert_eq!(
+        p["pcp_to_tc"]["value"],
+        serde_json::json!([0, 1, 2, 3, 3, 5, 6, 0])
+    );
     // 7 is named by no line: traffic.port_default_priority (line 14).
-    assert_eq!(entry(&p, "pcp_to_tc", 7), (Some(0), "config".into(), format!("{AT}14")));
-    assert_eq!(entry(&p, "pcp_to_tc", 4), (Some(3), "config".into(), format!("{AT}20")));
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 7),
+        (Some(0), "config".into(), format!("{AT}14"))
+    );
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 4),
+        (Some(3), "config".into(), format!("{AT}20"))
+    );
 }
 
 #[test]
@@ -117,9 +173,18 @@ fn os10_dot1p_trust_map_cites_each_qos_group_line() {
     let v = model("os10", "os10", "os10/running-config/intended-range.txt");
     let p = port(&v, "ethernet1/1/1");
     assert_eq!(p["trust"]["value"], "pcp");
-    assert_eq!(entry(&p, "pcp_to_tc", 3), (Some(3), "config".into(), format!("{AT}9")));
-    assert_eq!(entry(&p, "pcp_to_tc", 5), (Some(5), "config".into(), format!("{AT}10")));
-    assert_eq!(entry(&p, "pcp_to_tc", 7), (Some(0), "config".into(), format!("{AT}8")));
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 3),
+        (Some(3), "config".into(), format!("{AT}9"))
+    );
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 5),
+        (Some(5), "config".into(), format!("{AT}10"))
+    );
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 7),
+        (Some(0), "config".into(), format!("{AT}8"))
+    );
 }
 
 #[test]
@@ -127,7 +192,10 @@ fn sonic_dot1p_map_bound_or_unknown() {
     let v = model("sonic", "sonic", "sonic/config-db-json/dot1p-map.txt");
     let p = port(&v, "Ethernet0");
     assert_eq!(p["trust"]["value"], "pcp");
-    assert_eq!(p["pcp_to_tc"]["value"], serde_json::json!([1, 0, 0, 3, 4, 0, 6, 0]));
+    assert_eq!(
+        p["pcp_to_tc"]["value"],
+        serde_json::json!([1, 0, 0, 3, 4, 0, 6, 0])
+    );
     assert_eq!(entry(&p, "pcp_to_tc", 3).1, "config");
     // No DOT1P_TO_TC_MAP bound: SAI's "no map", unknown.
     let p = port(&v, "Ethernet4");
@@ -151,7 +219,11 @@ fn dscp002_reads_the_pcp_map_where_the_port_trusts_pcp() {
     let roce = "[policy]\nroce_ports = [\"Ethernet1\"]\n";
     let dir = snapshot("d2ok", "eos", "eos/running-config/qos-map-cos.txt", roce);
     let v = audit(&dir, "json");
-    assert!(dscp002(&v, "Ethernet1").is_empty(), "{:?}", dscp002(&v, "Ethernet1"));
+    assert!(
+        dscp002(&v, "Ethernet1").is_empty(),
+        "{:?}",
+        dscp002(&v, "Ethernet1")
+    );
     // PCP 3 moved to TC 1: the port classifies tagged RoCE by it, whatever DSCP 26 maps to.
     let cfg = dir.join("configs/sw1.txt");
     let text = std::fs::read_to_string(&cfg).unwrap();
@@ -191,8 +263,14 @@ fn sonic_cli_running_config_is_detected_and_read_entry_by_entry() {
     let p = port(&v, "Eth1/1");
     assert_eq!(p["kind"], "ethernet");
     assert_eq!(p["trust"]["value"], "both");
-    assert_eq!(entry(&p, "dscp_to_tc", 26), (Some(3), "config".into(), format!("{AT}6")));
-    assert_eq!(entry(&p, "pcp_to_tc", 3), (Some(3), "config".into(), format!("{AT}10")));
+    assert_eq!(
+        entry(&p, "dscp_to_tc", 26),
+        (Some(3), "config".into(), format!("{AT}6"))
+    );
+    assert_eq!(
+        entry(&p, "pcp_to_tc", 3),
+        (Some(3), "config".into(), format!("{AT}10"))
+    );
     assert_eq!(p["pfc"]["priorities"]["value"], serde_json::json!([3]));
     assert_eq!(p["pfc"]["priorities"]["line"], 42);
     assert_eq!(p["watchdog"]["detect_ms"]["value"], 200.0);

@@ -424,7 +424,11 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
     let nvue_pcp = nvue.then(|| default_entries(&util::identity8(), dflt_at));
     let legacy = cfg.legacy.is_some();
     for pcp in [false, true] {
-        let base = if pcp { nvue_pcp.clone() } else { nvue_dscp.clone() };
+        let base = if pcp {
+            nvue_pcp.clone()
+        } else {
+            nvue_dscp.clone()
+        };
         let mut q = map_entries(base.clone(), cfg.mapping.get("default-global"), pcp);
         if pm != "default-global" {
             q = map_entries(if legacy { q } else { base }, cfg.mapping.get(pm), pcp);

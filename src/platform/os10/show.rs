@@ -87,6 +87,36 @@ pub(super) fn lldp_neighbors(dev: &mut Device, o: &Output) {
     }
 }
 
+/// `show interface`: the MAC address of each port, as a hardware-address port id names it: the
+/// current address where the output prints one (it is the address in use), else the burned-in
+/// one. Only Ethernet ports and port-channels take it (VLANs share the switch's address).
+pub(super) fn interface_macs(dev: &mut Device, o: &Output) {
+    let p = &o.parsed;
+    let mut cur: Option<String> = None;
+    for r in &p.records {
+        let src = o.src(r.line);
+        match p.kind(r) {
+            "iface" => cur = p.get(r, "name").map(canonical_ifname),
+            "hw_addr" | "cur_addr" | "addr_pair" => {
+                let (Some(name), Some(mac)) = (&cur, p.get(r, "mac").and_then(crate::text::mac))
+                else {
+                    continue;
+                };
+                let kind = kind_of(name);
+                if !matches!(kind, "ethernet" | "port-channel") {
+                    continue;
+                }
+                let i = dev.iface(name, kind);
+                // "Current address" follows "Hardware is … address is" and wins over it
+                if p.kind(r) != "hw_addr" || i.mac.is_none() {
+                    i.mac = known(mac, &src);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,36 +139,5 @@ mod tests {
         );
         assert_eq!(cells("mgmt1/1/1", &st)[1], "");
         assert!(column_starts("Rem Host Name  Loc PortID  Rem Port Id  Rem Chassis Id").is_none());
-    }
-}
-
-/// `show interface`: the MAC address of each port, as a hardware-address port id names it: the
-/// current address where the output prints one (it is the address in use), else the burned-in
-/// one. Only Ethernet ports and port-channels take it (VLANs share the switch's address).
-pub(super) fn interface_macs(dev: &mut Device, o: &Output) {
-    let p = &o.parsed;
-    let mut cur: Option<String> = None;
-    for r in &p.records {
-        let src = o.src(r.line);
-        match p.kind(r) {
-            "iface" => cur = p.get(r, "name").map(canonical_ifname),
-            "hw_addr" | "cur_addr" | "addr_pair" => {
-                let (Some(name), Some(mac)) =
-                    (&cur, p.get(r, "mac").and_then(crate::text::mac))
-                else {
-                    continue;
-                };
-                let kind = kind_of(name);
-                if !matches!(kind, "ethernet" | "port-channel") {
-                    continue;
-                }
-                let i = dev.iface(name, kind);
-                // "Current address" follows "Hardware is … address is" and wins over it
-                if p.kind(r) != "hw_addr" || i.mac.is_none() {
-                    i.mac = known(mac, &src);
-                }
-            }
-            _ => {}
-        }
     }
 }

@@ -35,7 +35,9 @@ use super::db::{Db, Entry, Val, ref_name, split_key};
 use super::show::Ini;
 use super::{canonical_ifname, kind_of};
 use crate::model::maps::{MapEntry, QosMap};
-use crate::model::{Device, Field, Interface, PriorityGroup, Sourced, Src, UndefinedRef, Unrecognized};
+use crate::model::{
+    Device, Field, Interface, PriorityGroup, Sourced, Src, UndefinedRef, Unrecognized,
+};
 use crate::model::{default_of, known};
 use crate::platform::{BuildNotes, util};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -254,7 +256,9 @@ struct QosIndex<'a> {
 /// ports one by one (a comma list at most); SONiC does not expand a range, so neither does
 /// this reader, and it must not become a port of that name.
 pub(super) fn is_port_range(part: &str) -> bool {
-    let rest = part.trim().trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    let rest = part
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic());
     rest.starts_with(|c: char| c.is_ascii_digit()) && rest.contains('-')
 }
 

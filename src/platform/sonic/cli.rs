@@ -258,7 +258,12 @@ pub(super) fn read(db: &mut Db, oi: usize, o: &Output) -> Unread {
                     "if_speed" => ("speed", get("speed").to_string()),
                     _ => (
                         "admin_status",
-                        if p.get(r, "no").is_some() { "up" } else { "down" }.to_string(),
+                        if p.get(r, "no").is_some() {
+                            "up"
+                        } else {
+                            "down"
+                        }
+                        .to_string(),
                     ),
                 };
                 for port in &ports {
@@ -343,11 +348,23 @@ pub(super) fn read(db: &mut Db, oi: usize, o: &Output) -> Unread {
         let queues = sched_queues.get(&name).cloned().unwrap_or_default();
         if queues.is_empty() {
             let v = val(format!("{name}@0"), &src);
-            put(db, "QUEUE", &format!("{port}|0"), &src, Some(("scheduler", v)));
+            put(
+                db,
+                "QUEUE",
+                &format!("{port}|0"),
+                &src,
+                Some(("scheduler", v)),
+            );
         }
         for q in queues {
             let v = val(format!("{name}@{q}"), &src);
-            put(db, "QUEUE", &format!("{port}|{q}"), &src, Some(("scheduler", v)));
+            put(
+                db,
+                "QUEUE",
+                &format!("{port}|{q}"),
+                &src,
+                Some(("scheduler", v)),
+            );
         }
     }
     unread
