@@ -263,6 +263,10 @@ pub struct Interface {
     /// 64 entries: DSCP value -> traffic class (host: priority).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dscp_to_tc: Field<Vec<u8>>,
+    /// 8 entries: 802.1p priority (PCP) of a tagged frame -> traffic class (host: priority),
+    /// where the platform states or documents one; what rules read where the port trusts PCP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcp_to_tc: Field<Vec<u8>>,
     /// 8 entries: traffic class -> egress queue.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tc_to_queue: Field<Vec<u8>>,

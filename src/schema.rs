@@ -26,6 +26,7 @@ pub fn full_interface() -> Interface {
     i.switchport = s(false);
     i.trust = s("dscp".into());
     i.dscp_to_tc = s(vec![0; 64]);
+    i.pcp_to_tc = s(vec![0; 8]);
     i.tc_to_queue = s(vec![0; 8]);
     i.tc_to_pg = s(vec![0; 8]);
     i.tc_to_pfc_priority = s(vec![0; 8]);

@@ -7,7 +7,7 @@
 //! platforms (Juniper's AI/ML JVD: RoCE in forwarding class NO-LOSS on queue 4 with PFC priority
 //! 3), so the model keeps one map per step: DSCP → TC, PCP → TC, TC → queue, TC → PG, TC → PFC
 //! priority and PFC priority → queue. Rules read the value vectors of the interface
-//! (`dscp_to_tc`, `tc_to_queue`, `tc_to_pg`, `tc_to_pfc_priority`); these maps are the same
+//! (`dscp_to_tc`, `pcp_to_tc`, `tc_to_queue`, `tc_to_pg`, `tc_to_pfc_priority`); these maps are the same
 //! values with their provenance per entry, shown by `audit --format model`.
 
 use super::{Field, Interface, Src};
@@ -113,6 +113,39 @@ impl QosMap {
         }
     }
 
+    /// A map assembled from several lines: entry `k` is `per[k]` (the class and the line that
+    /// states it); an entry no line states is `rest` (the class the platform or the applied
+    /// policy gives everything else, with how it is known and the line or block it comes
+    /// from), else unknown.
+    pub fn assembled(per: &[Option<(u8, Src)>], rest: Option<(u8, How, Option<&Src>)>) -> Self {
+        let entries = per
+            .iter()
+            .enumerate()
+            .map(|(k, e)| {
+                let k = k as u8;
+                match (e, rest) {
+                    (Some((to, src)), _) => MapEntry::config(k, *to, src),
+                    (None, Some((to, how, src))) => MapEntry {
+                        from: k,
+                        to: Some(to),
+                        how,
+                        at: src.map(at),
+                    },
+                    (None, None) => MapEntry::unknown(k),
+                }
+            })
+            .collect();
+        QosMap {
+            entries,
+            note: None,
+        }
+    }
+
+    /// The map's values, when every entry is known.
+    pub fn values(&self) -> Option<Vec<u8>> {
+        self.entries.iter().map(|e| e.to).collect()
+    }
+
     /// `size` unknown entries, with why.
     pub fn unknown(size: u8, note: &str) -> Self {
         QosMap {
@@ -162,8 +195,8 @@ pub struct Notes<'a> {
     pub pfc_priority_to_queue: Option<&'a str>,
 }
 
-/// Fill every map the platform left empty from the interface's value vectors; PCP → TC and PFC
-/// priority → queue, which have no vector, are unknown unless the platform filled them.
+/// Fill every map the platform left empty from the interface's value vectors; PFC priority →
+/// queue, which has no vector, is unknown unless the platform filled it.
 pub fn complete(i: &mut Interface, notes: &Notes) {
     const NO_FILE: &str = "no file read states it";
     let m = &mut i.maps;
@@ -180,7 +213,10 @@ pub fn complete(i: &mut Interface, notes: &Notes) {
         m.tc_to_pfc_priority = QosMap::of_field(&i.tc_to_pfc_priority, 8, notes.tc_to_pfc_priority);
     }
     if m.pcp_to_tc.is_empty() {
-        m.pcp_to_tc = QosMap::unknown(8, notes.pcp_to_tc.unwrap_or(NO_FILE));
+        m.pcp_to_tc = match &i.pcp_to_tc {
+            Some(_) => QosMap::of_field(&i.pcp_to_tc, 8, notes.pcp_to_tc),
+            None => QosMap::unknown(8, notes.pcp_to_tc.unwrap_or(NO_FILE)),
+        };
     }
     if m.pfc_priority_to_queue.is_empty() {
         m.pfc_priority_to_queue =

@@ -106,10 +106,10 @@ pub fn refuse(platform: &str, cmd: &str, allow_chars: &str) -> Option<String> {
         "cumulus" => match words.as_slice() {
             ["nv", "show", ..] | ["nv", "config", "show", ..] | ["net", "show", ..] => None,
             ["cat", paths @ ..] if !paths.is_empty() => None,
-            // lldpd's client, in the query forms the Linux hosts are allowed
-            ["lldpctl", ..] => linux_shape(&words),
+            // lldpd's client and iproute2's `ip`, in the query forms the Linux hosts are allowed
+            ["lldpctl", ..] | ["ip", ..] => linux_shape(&words),
             _ => Some(
-                "Cumulus commands must be `nv show …`, `nv config show …`, `net show …`, `lldpctl -f FORMAT` or `cat FILE`",
+                "Cumulus commands must be `nv show …`, `nv config show …`, `net show …`, `lldpctl -f FORMAT`, `ip … show` or `cat FILE`",
             ),
         },
         "sonic" => match words.as_slice() {
@@ -373,6 +373,7 @@ mod tests {
             "net show configuration commands",
             "cat /etc/cumulus/datapath/traffic.conf",
             "lldpctl -f json",
+            "ip -d -j link show",
         ] {
             assert_eq!(refuse("cumulus", ok, ""), None, "{ok}");
         }
@@ -381,6 +382,7 @@ mod tests {
             "nv config apply",
             "lldpctl update",
             "ethtool -s swp1 speed 100000",
+            "ip link set swp1 down",
         ] {
             assert!(refuse("cumulus", bad, "").is_some(), "{bad}");
         }

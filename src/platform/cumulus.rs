@@ -130,6 +130,9 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             }
         }
     }
+    for o in outs.iter().filter(|o| o.cmd.id == "ip-link-json") {
+        link_macs(dev, o);
+    }
     for o in outs
         .iter()
         .filter(|o| o.cmd.id == "nv-show-interface-qos-roce-counters")
@@ -177,6 +180,45 @@ fn kind_of(name: &str, typ: Option<&str>) -> &'static str {
         "tunnel"
     } else {
         "other"
+    }
+}
+
+/// `ip -d -j link show`: the MAC of each switch port and bond, so that a neighbor whose LLDP
+/// port id is a MAC (lldpd's default subtype, NIC firmware agents) finds the port. A bond
+/// member's `address` is the bond's; `permaddr`, its own, is what it advertises. Nothing else
+/// is read: admin state and MTU come from the configuration.
+fn link_macs(dev: &mut Device, o: &Output) {
+    let Some(serde_json::Value::Array(links)) = &o.parsed.json else {
+        return;
+    };
+    let src = o.src(1);
+    for l in links {
+        let Some(name) = l.get("ifname").and_then(serde_json::Value::as_str) else {
+            continue;
+        };
+        let name = canonical_ifname(name);
+        // the configuration's kind (an NVUE bond may have any name), else iproute2's, else
+        // the name's
+        let known_kind = dev.interfaces.iter().find(|i| i.name == name);
+        let kind = match (known_kind, l.pointer("/linkinfo/info_kind")) {
+            (Some(i), _) => i.kind.clone(),
+            (None, Some(k)) if k == "bond" => "port-channel".to_string(),
+            (None, _) => kind_of(&name, None).to_string(),
+        };
+        if !matches!(kind.as_str(), "ethernet" | "port-channel") {
+            continue;
+        }
+        let perm = l
+            .get("permaddr")
+            .or_else(|| l.pointer("/linkinfo/info_slave_data/perm_hwaddr"));
+        if let Some(mac) = [perm, l.get("address")]
+            .into_iter()
+            .flatten()
+            .find_map(serde_json::Value::as_str)
+            .and_then(crate::text::mac)
+        {
+            dev.iface(&name, &kind).mac = crate::model::known(mac, &src);
+        }
     }
 }
 

@@ -18,7 +18,7 @@ mod storage;
 
 use super::{BuildNotes, Output};
 use crate::model::{
-    Device, Host, Interface, LldpNeighbor, ParseStatus, Rdma, Src, UndefinedRef, known,
+    Device, Host, Interface, LldpNeighbor, ParseStatus, Rdma, Src, UndefinedRef, default_of, known,
 };
 use serde_json::Value;
 
@@ -576,7 +576,14 @@ fn mlnx_qos(dev: &mut Device, o: &Output) {
             }
             "trust" => {
                 if let Some(t @ ("dscp" | "pcp")) = p.get(r, "trust") {
-                    i.trust = known(t.to_string(), &src)
+                    i.trust = known(t.to_string(), &src);
+                    // Trusting PCP, a ConnectX port takes a tagged frame's 802.1p priority as
+                    // its priority: mlnx_qos has no PCP map to set, only `--trust pcp` [I].
+                    i.pcp_to_tc = if t == "pcp" {
+                        default_of(crate::platform::util::identity8(), Some(&src))
+                    } else {
+                        None
+                    };
                 }
             }
             "dscp2prio" => dscp_src = Some(src),

@@ -9,7 +9,7 @@
 //! `read` turns the config into statements with their lines, `apply` resolves them with OS10's
 //! defaults (marked `default = true`) and reports references to objects the config never
 //! defines. OS9 configs (`dcb-map`, `priority-pgid`, `pfc on`) are read by the same patterns.
-//! `show` reads the LLDP neighbors of `show lldp neighbors`.
+//! `show` reads the LLDP neighbors of `show lldp neighbors` and the port MACs of `show interface`.
 //!
 //! OS10 has no PFC watchdog command this tool could verify in a public source, so the watchdog
 //! stays unknown and the WDG rules report that they could not decide.
@@ -40,10 +40,16 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
                 .undefined
                 .push((oi, UndefinedRef { kind, name, line }));
         }
+        for (src, why) in &cfg.unread {
+            notes.not_read(outs, oi, src.line, why);
+        }
         apply::apply_config(dev, &cfg);
     }
     for o in outs.iter().filter(|o| o.cmd.id == "show-lldp-neighbors") {
         show::lldp_neighbors(dev, o);
+    }
+    for o in outs.iter().filter(|o| o.cmd.id == "show-interface") {
+        show::interface_macs(dev, o);
     }
     notes
 }

@@ -20,6 +20,7 @@
 //!   <https://github.com/sonic-net/sonic-buildimage/blob/master/files/build_templates/qos_config.j2>
 
 mod apply;
+mod cli;
 mod db;
 mod show;
 
@@ -35,6 +36,10 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     for (i, o) in outs.iter().enumerate() {
         if CONFIG_IDS.contains(&o.cmd.id.as_str()) {
             cfg.read(i, o);
+        } else if o.cmd.id == "sonic-cli-running-config" {
+            for (line, why) in cli::read(&mut cfg, i, o) {
+                notes.not_read(outs, i, line, &why);
+            }
         }
     }
     // Profiles and pools the CLI lists (from the same CONFIG_DB) complete a partial config; a
@@ -89,6 +94,8 @@ pub fn canonical_ifname(name: &str) -> String {
         "portchannel" => "PortChannel",
         "vlan" => "Vlan",
         "loopback" => "Loopback",
+        // Enterprise SONiC's standard names (`Eth1/1`); `eth0` is the management port
+        "eth" if rest.contains('/') => "Eth",
         "eth" => "eth",
         _ => return n.to_string(),
     };
@@ -98,6 +105,9 @@ pub fn canonical_ifname(name: &str) -> String {
 /// Model interface kind from a canonical SONiC name. Backplane, inband and recirculation ports
 /// (`Ethernet-BP0`, `Ethernet-IB0`, `Ethernet-Rec0`) are `other`.
 fn kind_of(name: &str) -> &'static str {
+    if name.starts_with("Eth") && !name.starts_with("Ethernet") && name.contains('/') {
+        return "ethernet";
+    }
     if let Some(rest) = name.strip_prefix("Ethernet") {
         if rest.starts_with(|c: char| c.is_ascii_digit()) && !rest.contains('.') {
             "ethernet"

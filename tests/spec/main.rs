@@ -20,8 +20,10 @@ mod layering; // one-way layers between top-level modules; tokio/russh only in c
 mod mixed_fabric; // the mixed-NOS demo fabric and its clean twin
 mod nvue_structure; // NVUE YAML and JSON read as structure, any layout
 mod output_options; // issue 17: concise, filters, statistics, idle flags, root-cause groups
+mod pcp_maps; // 802.1p → TC in the model, per-entry map provenance (issue 15)
 mod probe_output; // the probe tools' outputs
 mod qos_maps; // every port's QoS maps entry by entry, with provenance (issue 15)
+mod ranges; // interface ranges in every vendor syntax: expanded or reported (issue 14)
 mod remediation; // snippets fix what they claim (round trip)
 mod remediation_hosts; // Linux host runtime commands
 mod report_formats; // markdown, sarif, junit, github

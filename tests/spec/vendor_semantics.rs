@@ -510,3 +510,69 @@ fn sonic_start_default_invents_no_watchdog_on_the_mock_config_db() {
     }
     assert!(stated >= 2, "{}", dev["interfaces"]);
 }
+
+/// Item 2 (OS10, Cumulus): a neighbor that sees a switch port by its MAC is matched to the port
+/// whose MAC the switch's own table gives: OS10 `show interface` ("Current address is …") and
+/// Cumulus `ip -d -j link show`; each match says it was made by `mac` (old main: neither
+/// platform had port MACs; the links were "seen as" a MAC and TOPO001/TOPO003 fired).
+#[test]
+fn os10_and_cumulus_port_macs_identify_links() {
+    let snap = copy_of("clean-mixed-fabric", "os10clmac");
+    // OS10 leaf4: the block shape of fixtures/os10/show-interface/leaf-ports.txt
+    std::fs::write(
+        snap.join("devices/leaf4/show_interface.txt"),
+        "Ethernet 1/1/1 is up, line protocol is up\nDescription: gpu03 eth3\nHardware is Eth, address is 3c:2c:30:1a:00:01\n    Current address is 3c:2c:30:1a:00:01\nMTU 9216 bytes, IP MTU 9184 bytes\n\nEthernet 1/1/2 is up, line protocol is up\nHardware is Eth, address is 3c:2c:30:1a:00:02\n    Current address is 3c:2c:30:1a:00:02\n",
+    )
+    .unwrap();
+    edit(
+        &snap,
+        "devices/gpu03/lldpctl_-f_json.txt",
+        "\"type\": \"ifname\",\n              \"value\": \"ethernet1/1/1\"",
+        "\"type\": \"mac\",\n              \"value\": \"3c:2c:30:1a:00:01\"",
+    );
+    // Cumulus spine1: iproute2 JSON as in fixtures/cumulus/ip-link-json/leaf-ports.txt
+    std::fs::write(
+        snap.join("devices/spine1/ip_-d_-j_link_show.txt"),
+        r#"[{"ifindex":6,"ifname":"swp4","flags":["BROADCAST","MULTICAST","UP","LOWER_UP"],"mtu":9216,"operstate":"UP","link_type":"ether","address":"1c:34:da:5a:10:04","broadcast":"ff:ff:ff:ff:ff:ff"},{"ifindex":7,"ifname":"swp5","flags":["BROADCAST","MULTICAST"],"mtu":9216,"operstate":"DOWN","link_type":"ether","address":"1c:34:da:5a:10:05","broadcast":"ff:ff:ff:ff:ff:ff"}]
+"#,
+    )
+    .unwrap();
+    edit(
+        &snap,
+        "devices/leaf4/show_lldp_neighbors.txt",
+        "spine1               swp4                          ",
+        "spine1               1c:34:da:5a:10:04             ",
+    );
+    let model = run(&snap, "model");
+    assert_eq!(
+        iface(&model, "leaf4", "ethernet1/1/1")["mac"]["value"],
+        "3c:2c:30:1a:00:01"
+    );
+    assert_eq!(
+        iface(&model, "spine1", "swp4")["mac"]["value"],
+        "1c:34:da:5a:10:04"
+    );
+    for (seen_by, port) in [
+        ("gpu03:eth3", "leaf4:ethernet1/1/1"),
+        ("leaf4:ethernet1/1/31", "spine1:swp4"),
+    ] {
+        let m: Vec<&Value> = model["links"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|l| l["matched_by"].as_array())
+            .flatten()
+            .filter(|m| m["seen_by"] == seen_by)
+            .collect();
+        assert_eq!(m.len(), 1, "{seen_by}: {m:?}");
+        assert_eq!(m[0]["method"], "mac", "{seen_by}");
+        assert_eq!(m[0]["port"], port, "{seen_by}");
+    }
+    let report = run(&snap, "json");
+    for dev in ["gpu03", "leaf4", "spine1"] {
+        for rule in ["TOPO001", "TOPO003"] {
+            let f = decided(&report, rule, dev);
+            assert!(f.is_empty(), "{dev} {rule}: {f:?}");
+        }
+    }
+}

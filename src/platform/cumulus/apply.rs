@@ -11,6 +11,7 @@
 //! group per switch priority stands for Cumulus's single lossless PG [I].
 
 use super::intent::{At, Cfg, FlowProf, IfCfg, MapProf};
+use crate::model::maps::{MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, PriorityGroup, Src, default_of, known, val};
 use crate::platform::util;
 use std::collections::{BTreeMap, HashMap};
@@ -307,6 +308,53 @@ fn dscp_map(base: Option<V<Vec<u8>>>, m: Option<&MapProf>) -> Option<V<Vec<u8>>>
     })
 }
 
+/// A classification map entry by entry (DSCP, or PCP with `pcp`): `base` overlaid by the
+/// profile's lines in order (a later line wins); a traffic.conf map that names any value is the
+/// whole map, the values it does not name in the default priority (`port_default`).
+fn map_entries(base: Option<QosMap>, m: Option<&MapProf>, pcp: bool) -> Option<QosMap> {
+    let Some(m) = m else { return base };
+    let (lines, complete, size) = if pcp {
+        (&m.pcp, m.pcp_complete, 8u8)
+    } else {
+        (&m.dscp, m.complete, 64u8)
+    };
+    if lines.is_empty() && !complete {
+        return base;
+    }
+    let mut q = if complete {
+        let rest = |k: u8| match &m.port_default {
+            Some(p) => MapEntry::config(k, p.v, &p.src),
+            None => MapEntry::default(k, 0, Some(&m.src)),
+        };
+        QosMap {
+            entries: (0..size).map(rest).collect(),
+            note: None,
+        }
+    } else {
+        base?
+    };
+    for (list, sp) in lines {
+        for v in list {
+            if let Some(e) = q.entries.get_mut(*v as usize) {
+                *e = MapEntry::config(*v, sp.v, &sp.src);
+            }
+        }
+    }
+    Some(q)
+}
+
+/// The platform default map `v` at `src`, entry by entry.
+fn default_entries(v: &[u8], src: &Src) -> QosMap {
+    QosMap {
+        entries: v
+            .iter()
+            .enumerate()
+            .map(|(k, &t)| MapEntry::default(k as u8, t, Some(src)))
+            .collect(),
+        note: None,
+    }
+}
+
 /// Scheduling of one traffic class: strict?, DWRR share.
 type Sched = Option<(V<bool>, Option<V<f64>>)>;
 
@@ -368,6 +416,39 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
     }
     let map_v = map.as_ref().map(|m| m.v.clone());
     i.dscp_to_tc = map.and_then(V::field);
+    // The same entry by entry, and 802.1p → switch priority: the identity by default ("By
+    // default 802.1p COS markings are trusted", each PCP to the switch priority of its number [V
+    // QoS page "Trust 802.1p"; R the table's identity]).
+    let dflt_at = rs.unwrap_or(ifsrc);
+    let nvue_dscp = nvue.then(|| default_entries(&util::dscp_div8(), dflt_at));
+    let nvue_pcp = nvue.then(|| default_entries(&util::identity8(), dflt_at));
+    let legacy = cfg.legacy.is_some();
+    for pcp in [false, true] {
+        let base = if pcp {
+            nvue_pcp.clone()
+        } else {
+            nvue_dscp.clone()
+        };
+        let mut q = map_entries(base.clone(), cfg.mapping.get("default-global"), pcp);
+        if pm != "default-global" {
+            q = map_entries(if legacy { q } else { base }, cfg.mapping.get(pm), pcp);
+        }
+        let Some(q) = q else { continue };
+        if pcp {
+            // The vector cites the first 802.1p line of the profile in force, else the default.
+            let first = [pm, "default-global"]
+                .iter()
+                .filter_map(|n| cfg.mapping.get(*n))
+                .find_map(|m| m.pcp.first().map(|(_, a)| a.src.clone()));
+            i.pcp_to_tc = q.values().and_then(|v| match &first {
+                Some(s) => known(v, s),
+                None => default_of(v, Some(dflt_at)),
+            });
+            i.maps.pcp_to_tc = q;
+        } else if i.dscp_to_tc.as_ref().is_some_and(|f| !f.default) {
+            i.maps.dscp_to_tc = q;
+        }
+    }
 
     // Switch priority → traffic class (egress queue): identity [V QoS page "Egress Queues"], RoCE
     // 3 → 3, 6 → 6, others → 0 [V RoCE page].

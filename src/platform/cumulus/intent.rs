@@ -38,6 +38,11 @@ pub(super) struct MapProf {
     /// traffic.conf: DSCP values no line names go to the default priority (the file defines
     /// the whole map once it has any DSCP line).
     pub(super) complete: bool,
+    /// (802.1p priorities, switch priority) in the order written (NVUE `pcp N switch-priority
+    /// M`, traffic.conf `cos_M.priority_source.8021p`).
+    pub(super) pcp: Vec<(Vec<u8>, At<u8>)>,
+    /// traffic.conf: priorities no 8021p line names go to the default priority.
+    pub(super) pcp_complete: bool,
     pub(super) port_default: Option<At<u8>>,
     pub(super) src: Src,
 }
@@ -241,6 +246,8 @@ pub(super) fn map_prof(src: &Src) -> MapProf {
         trust: None,
         dscp: Vec::new(),
         complete: false,
+        pcp: Vec::new(),
+        pcp_complete: false,
         port_default: None,
         src: src.clone(),
     }

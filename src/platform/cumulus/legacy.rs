@@ -46,8 +46,10 @@ pub(super) fn traffic_conf(o: &Output, oi: usize, cfg: &mut Cfg) {
                     m.port_default = at(v, &src);
                 }
             }
-            "cos_source" if get("field") == "dscp" => {
-                let (Ok(cos), Some(list)) = (get("cos").parse::<u8>(), numbers(get("list"), 63))
+            "cos_source" => {
+                let pcp = get("field") == "8021p";
+                let max = if pcp { 7 } else { 63 };
+                let (Ok(cos), Some(list)) = (get("cos").parse::<u8>(), numbers(get("list"), max))
                 else {
                     continue;
                 };
@@ -55,8 +57,13 @@ pub(super) fn traffic_conf(o: &Output, oi: usize, cfg: &mut Cfg) {
                     .mapping
                     .entry("default-global".into())
                     .or_insert_with(|| map_prof(&src));
-                m.complete = true;
-                m.dscp.push((list, At { v: cos, src }));
+                if pcp {
+                    m.pcp_complete = true;
+                    m.pcp.push((list, At { v: cos, src }));
+                } else {
+                    m.complete = true;
+                    m.dscp.push((list, At { v: cos, src }));
+                }
             }
             "remark_set" => {
                 let on = get("list").to_ascii_lowercase().contains("dscp");
@@ -279,6 +286,18 @@ fn port_group(cfg: &mut Cfg, feat: &str, g: &str, lines: &GroupLines, lsrc: &Src
                     {
                         m.port_default = at(d, s);
                     }
+                } else if let Some(rest) = field.strip_prefix("cos_")
+                    && let Some((cos, "8021p")) = rest.split_once(".priority_source.")
+                    && let (Ok(cos), Some(list)) = (cos.parse::<u8>(), numbers(v, 7))
+                {
+                    m.pcp_complete = true;
+                    m.pcp.push((
+                        list,
+                        At {
+                            v: cos,
+                            src: s.clone(),
+                        },
+                    ));
                 } else if let Some(rest) = field.strip_prefix("cos_")
                     && let Some((cos, kind)) = rest.split_once(".priority_source.")
                     && kind == "dscp"

@@ -433,23 +433,31 @@ fn mapping(t: &Tree, pid: usize, o: &Output, m: &mut MapProf) {
     {
         m.port_default = at(sp, &o.src(line));
     }
-    if let Some(ds) = t.child(pid, "dscp") {
+    for (key, max) in [("dscp", 63), ("pcp", 7)] {
+        let Some(ds) = t.child(pid, key) else {
+            continue;
+        };
         for (xid, x) in t.kids(ds) {
             let (Some(list), Some((v, line))) =
-                (numbers(&x.key, 63), t.val(xid, "switch-priority"))
+                (numbers(&x.key, max), t.val(xid, "switch-priority"))
             else {
                 continue;
             };
             if let Ok(sp) = v.parse::<u8>()
                 && sp < 8
             {
-                m.dscp.push((
+                let e = (
                     list,
                     At {
                         v: sp,
                         src: o.src(line),
                     },
-                ));
+                );
+                if key == "dscp" {
+                    m.dscp.push(e);
+                } else {
+                    m.pcp.push(e);
+                }
             }
         }
     }

@@ -2,6 +2,7 @@
 //! → interface overlay, and the EOS defaults applied where a line is absent (`default = true`).
 
 use super::read::{At, Cfg, IfCfg, PolicyMap, QosStmts, QueueStmts};
+use crate::model::maps::{MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, known, val};
 use crate::platform::util;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -9,8 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// EOS default DSCP → traffic-class map: DSCP 0-7 → TC1, 8-15 → TC0, then DSCP/8 (16-23 → TC2 …
 /// 56-63 → TC7) [S RoCEv2 guide: a third-party "Arista EOS RoCEv2 lossless config" guide,
 /// which reproduces the table of the EOS QoS manual for Arad/Jericho/Trident/Tomahawk and notes
-/// the 0↔1 inversion; see the module doc of `platform::eos`]. The CoS map has the same inversion
-/// (not modelled).
+/// the 0↔1 inversion; see the module doc of `platform::eos`].
 fn default_dscp_to_tc() -> Vec<u8> {
     (0..64u8)
         .map(|d| match d >> 3 {
@@ -19,6 +19,39 @@ fn default_dscp_to_tc() -> Vec<u8> {
             n => n,
         })
         .collect()
+}
+
+/// EOS default CoS → traffic-class map: the same 0↔1 inversion, CoS 0 → TC1, CoS 1 → TC0, the
+/// others to their own number [S RoCEv2 guide, as `default_dscp_to_tc`].
+fn default_cos_to_tc() -> Vec<u8> {
+    (0..8u8)
+        .map(|c| match c {
+            0 => 1,
+            1 => 0,
+            n => n,
+        })
+        .collect()
+}
+
+/// A global map entry by entry: the EOS default overlaid by the `qos map` lines, each entry
+/// citing the line that sets it (a later line wins, as on the device), the others the EOS
+/// default at `dflt`.
+fn global_map(base: &[u8], lines: &[(Vec<u32>, u8, Src)], dflt: Option<&Src>) -> QosMap {
+    let mut per: Vec<Option<(u8, Src)>> = vec![None; base.len()];
+    for (list, tc, src) in lines {
+        for d in list {
+            if let Some(slot) = per.get_mut(*d as usize) {
+                *slot = Some((*tc, src.clone()));
+            }
+        }
+    }
+    let mut m = QosMap::assembled(&per, None);
+    for e in m.entries.iter_mut().filter(|e| e.to.is_none()) {
+        if let Some(&v) = base.get(e.from as usize) {
+            *e = MapEntry::default(e.from, v, dflt);
+        }
+    }
+    m
 }
 
 /// Default IP MTU of routed interfaces without `mtu`: 1500. [V] the corpus `show interfaces`
@@ -136,6 +169,15 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
         }
     }
     let dscp_src = cfg.dscp_maps.first().map(|m| m.2.clone());
+    let mut cos_map = default_cos_to_tc();
+    for (list, tc, _) in &cfg.cos_maps {
+        for c in list {
+            if let Some(slot) = cos_map.get_mut(*c as usize) {
+                *slot = *tc;
+            }
+        }
+    }
+    let cos_src = cfg.cos_maps.first().map(|m| m.2.clone());
     let mut tc_queue = util::identity8();
     for (list, q, _) in &cfg.tc_queue_maps {
         for tc in list {
@@ -253,12 +295,21 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             Some(s) => known(dscp_map.clone(), s),
             None => default_of(dscp_map.clone(), dflt),
         };
+        i.maps.dscp_to_tc = global_map(&default_dscp_to_tc(), &cfg.dscp_maps, dflt);
+        i.pcp_to_tc = match &cos_src {
+            Some(s) => known(cos_map.clone(), s),
+            None => default_of(cos_map.clone(), dflt),
+        };
+        i.maps.pcp_to_tc = global_map(&default_cos_to_tc(), &cfg.cos_maps, dflt);
         // A qos policy that sets traffic classes classifies before the trust map does.
         if let Some(sp) = &stmts.service_policy
             && let Some(pm) = cfg.policy_maps.get(&sp.v)
             && !pm.set_tc.is_empty()
         {
             i.dscp_to_tc = policy_dscp_to_tc(cfg, pm, &dscp_map).and_then(|m| known(m, &sp.src));
+            // The policy's classes decide, entry by entry from the vector (one line: the
+            // service-policy).
+            i.maps.dscp_to_tc = QosMap::default();
         }
         i.tc_to_queue = match &tcq_src {
             Some(s) => known(tc_queue.clone(), s),

@@ -147,6 +147,8 @@ pub(super) struct Cfg {
     pub(super) profiles: HashMap<String, QosStmts>,
     pub(super) dscp_maps: Vec<(Vec<u32>, u8, Src)>,
     pub(super) tc_queue_maps: Vec<(Vec<u32>, u8, Src)>,
+    /// `qos map cos LIST to traffic-class N`: the CoS (802.1p) map of ports that trust CoS.
+    pub(super) cos_maps: Vec<(Vec<u32>, u8, Src)>,
     pub(super) policy_maps: HashMap<String, PolicyMap>,
     /// class-map → DSCPs it matches (`None`: matches on something else, e.g. an ACL).
     pub(super) class_maps: HashMap<String, Option<Vec<u8>>>,
@@ -540,8 +542,14 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                     }
                 }
             }
-            // CoS → TC has no model field (trust cos ports use it); read, not used.
-            "map_cos_tc" => {}
+            "map_cos_tc" => {
+                if let (Some(list), Some(to)) = (
+                    util::num_list(get("list"), 7),
+                    p.num::<u8>(r, "tc").filter(|v| *v < 8),
+                ) {
+                    cfg.cos_maps.push((list, to, src.clone()));
+                }
+            }
             "policy_map" => {
                 let name = get("name").to_string();
                 cfg.policy_maps.entry(name.clone()).or_default();

@@ -37,6 +37,8 @@ pub struct ClassMap {
     pub name: String,
     pub match_all: bool,
     pub matches: Vec<Match>,
+    /// The line of each entry of `matches`.
+    pub match_src: Vec<Src>,
 }
 
 #[derive(Debug, Clone)]
@@ -297,6 +299,7 @@ impl Config {
                         name: get("name").to_string(),
                         match_all: get("mode") == "match-all",
                         matches: Vec::new(),
+                        match_src: Vec::new(),
                     });
                     cmap = Some(self.class_maps.len() - 1);
                 }
@@ -314,6 +317,7 @@ impl Config {
                     };
                     // A value we cannot read classifies on something unknown.
                     self.class_maps[ci].matches.push(m.unwrap_or(Match::Other));
+                    self.class_maps[ci].match_src.push(src.clone());
                 }
                 "pmap" => {
                     self.policy_maps.push(PolicyMap {

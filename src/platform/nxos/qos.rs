@@ -33,6 +33,7 @@
 //! from a `type qos` policy.
 
 use super::config::{Config, IfConf, Match, PClass, PolicyMap, ServicePolicy};
+use crate::model::maps::{How, QosMap};
 use crate::model::{
     Device, Field, Interface, Sourced, Src, UndefinedRef, default_of, derived, known,
 };
@@ -324,9 +325,15 @@ fn nq_policy(cfg: &Config, pm: &PolicyMap, sp: &ServicePolicy) -> Nq {
     }
 }
 
-/// DSCP classification of one interface.
+/// DSCP and CoS classification of one interface.
 struct Classif {
     dscp_to_tc: Field<Vec<u8>>,
+    /// Entry by entry: each DSCP the `match dscp` (or `match precedence`) line that classifies
+    /// it, the rest the policy's `class-default`.
+    dscp_map: QosMap,
+    /// Set only where the policy matches `cos` (a tagged frame's 802.1p priority).
+    pcp_to_tc: Field<Vec<u8>>,
+    pcp_map: QosMap,
     trust: Field<String>,
     rewrites: Field<Vec<u8>>,
 }
@@ -334,6 +341,9 @@ struct Classif {
 fn classification(cfg: &Config, active: Active, iface_src: &Src) -> Classif {
     let unknown = Classif {
         dscp_to_tc: None,
+        dscp_map: QosMap::default(),
+        pcp_to_tc: None,
+        pcp_map: QosMap::default(),
         trust: None,
         rewrites: None,
     };
@@ -344,13 +354,18 @@ fn classification(cfg: &Config, active: Active, iface_src: &Src) -> Classif {
             let src = Some(sp.map(|s| &s.at.src).unwrap_or(iface_src));
             return Classif {
                 dscp_to_tc: default_of(vec![0; 64], src),
+                dscp_map: QosMap::default(),
+                // Nor by CoS: every frame, tagged or not, is qos-group 0.
+                pcp_to_tc: default_of(vec![0; 8], src),
+                pcp_map: QosMap::default(),
                 trust: default_of("port".to_string(), src),
                 rewrites: default_of(Vec::new(), src),
             };
         }
         Active::Policy(pm, sp) => (pm, sp),
     };
-    let mut map: [Option<u8>; 64] = [None; 64];
+    let mut map: Vec<Option<(u8, Src)>> = vec![None; 64];
+    let mut cos: Vec<Option<(u8, Src)>> = vec![None; 8];
     let mut rewrites = BTreeSet::new();
     let (mut by_dscp, mut by_cos) = (false, false);
     let mut default_class: Option<&PClass> = None;
@@ -367,22 +382,32 @@ fn classification(cfg: &Config, active: Active, iface_src: &Src) -> Classif {
             return unknown;
         }
         let group = c.qos_group.as_ref().map(|(g, _)| *g).unwrap_or(0);
-        for m in &cm.matches {
+        for (mi, m) in cm.matches.iter().enumerate() {
+            let line = cm.match_src.get(mi).unwrap_or(&c.at.src);
+            // first matching class wins
+            let fill = |slots: &mut [Option<(u8, Src)>], l: &[u8]| -> Vec<u8> {
+                let mut newly = Vec::new();
+                for &v in l {
+                    if let Some(slot) = slots.get_mut(v as usize).filter(|s| s.is_none()) {
+                        *slot = Some((group, line.clone()));
+                        newly.push(v);
+                    }
+                }
+                newly
+            };
             match m {
                 Match::Dscp(l) => {
                     by_dscp = true;
-                    // first matching class wins
-                    for &d in l {
-                        let Some(slot) = map.get_mut(d as usize).filter(|s| s.is_none()) else {
-                            continue;
-                        };
-                        *slot = Some(group);
+                    for d in fill(&mut map, l) {
                         if c.set_dscp.as_ref().is_some_and(|(x, _)| *x != d) {
                             rewrites.insert(d);
                         }
                     }
                 }
-                Match::Cos(_) => by_cos = true,
+                Match::Cos(l) => {
+                    by_cos = true;
+                    fill(&mut cos, l);
+                }
                 Match::QosGroup(_) | Match::Other => return unknown,
             }
         }
@@ -396,7 +421,7 @@ fn classification(cfg: &Config, active: Active, iface_src: &Src) -> Classif {
         .map(|(x, _)| *x);
     let mut out = Vec::with_capacity(64);
     for (d, slot) in map.iter().enumerate() {
-        out.push(slot.unwrap_or_else(|| {
+        out.push(slot.as_ref().map(|(g, _)| *g).unwrap_or_else(|| {
             if default_set.is_some_and(|x| x as usize != d) {
                 rewrites.insert(d as u8);
             }
@@ -410,8 +435,25 @@ fn classification(cfg: &Config, active: Active, iface_src: &Src) -> Classif {
         (false, false) => "port",
     };
     let src = &sp.at.src;
+    // What no match line classifies goes to class-default: its `set qos-group` line, else
+    // qos-group 0 (the policy, bound at `src`, is what sends it there).
+    let rest = match default_class.and_then(|c| c.qos_group.as_ref()) {
+        Some((g, at)) => (*g, How::Config, Some(at)),
+        None => (0, How::Default, Some(src)),
+    };
+    let (pcp_to_tc, pcp_map) = if by_cos {
+        let m = QosMap::assembled(&cos, Some(rest));
+        (m.values().and_then(|v| known(v, src)), m)
+    } else {
+        // The policy reads no CoS: a tagged frame is classified by its DSCP or class-default,
+        // not by its 802.1p priority.
+        (None, QosMap::default())
+    };
     Classif {
         dscp_to_tc: known(out, src),
+        dscp_map: QosMap::assembled(&map, Some(rest)),
+        pcp_to_tc,
+        pcp_map,
         trust: known(trust.to_string(), src),
         rewrites: known(rewrites.into_iter().collect(), src),
     }
@@ -644,6 +686,9 @@ fn apply_port_qos(
     let qos_sp = policy_for(cfg, ifc, lag, "qos", "input");
     let c = classification(cfg, resolve(cfg, qos_sp, "qos"), src);
     i.dscp_to_tc = c.dscp_to_tc;
+    i.pcp_to_tc = c.pcp_to_tc;
+    i.maps.dscp_to_tc = c.dscp_map;
+    i.maps.pcp_to_tc = c.pcp_map;
     i.trust = c.trust;
     i.dscp_rewrites = c.rewrites;
     i.tc_to_queue = derived(identity8());

@@ -6,6 +6,7 @@
 //! traffic class `t` carries (the lowest one when several share it [I]).
 
 use super::read::{At, Cfg, Ets, IfCfg, QosStmts};
+use crate::model::maps::{MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, known};
 use crate::platform::util;
 use std::collections::{BTreeMap, BTreeSet};
@@ -295,6 +296,26 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
         .map(|t| (0..8u8).find(|sp| sp_to_tc[*sp as usize] == t).unwrap_or(t))
         .collect();
     i.tc_to_pfc_priority = field_of(tc_to_sp.clone(), &map_src);
+    // 802.1p → switch priority is the identity [V: `show qos interface` PCP mapping, PCP n →
+    // SP n; R], so PCP → TC is SP → TC. Entry by entry, DSCP and PCP cite the `bind
+    // switch-priority` line of their switch priority, else the default (the RoCE profile or the
+    // port).
+    let sp_entry = |from: u8, sp: u8| -> MapEntry {
+        let tc = sp_to_tc[sp as usize & 7];
+        match stmts.bind.get(&sp) {
+            Some(b) => MapEntry::config(from, tc, &b.src),
+            None => MapEntry::default(from, tc, Some(roce_src.unwrap_or(fsrc))),
+        }
+    };
+    i.pcp_to_tc = field_of(sp_to_tc.to_vec(), &map_src);
+    i.maps.pcp_to_tc = QosMap {
+        entries: (0..8u8).map(|p| sp_entry(p, p)).collect(),
+        note: None,
+    };
+    i.maps.dscp_to_tc = QosMap {
+        entries: (0..64u8).map(|d| sp_entry(d, d >> 3)).collect(),
+        note: None,
+    };
     // Traffic class n is egress queue n; ingress buffers follow the switch priority [I].
     i.tc_to_queue = default_of(util::identity8(), Some(fsrc));
     i.tc_to_pg = default_of(util::identity8(), Some(fsrc));

@@ -592,6 +592,11 @@ pub(super) fn qos_interface_json(dev: &mut Device, o: &Output) {
                 .map(|t| (0..8u8).find(|sp| stc[*sp as usize] == t).unwrap_or(t))
                 .collect();
             set(&mut i.tc_to_pfc_priority, known(tc_sp, &src));
+            // PCP n is switch priority n (see apply), so PCP → TC is this output's SP → TC.
+            set(&mut i.pcp_to_tc, known(stc.clone(), &src));
+            // The output's table decides: the maps follow the vectors, cited at this output.
+            i.maps.dscp_to_tc = Default::default();
+            i.maps.pcp_to_tc = Default::default();
         }
         match rewrite_dscp {
             Some(false) => set(&mut i.dscp_rewrites, known(Vec::new(), &src)),

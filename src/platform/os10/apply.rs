@@ -10,6 +10,7 @@
 //! trusts 802.1p with `service-class dynamic dot1p`.
 
 use super::read::{At, Cfg, IfCfg, Match, PolicyMap, QosStmts, SvcPolicy};
+use crate::model::maps::{How, MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, derived, known, val};
 use crate::platform::util;
 use std::collections::{BTreeMap, BTreeSet};
@@ -160,6 +161,38 @@ fn dot1p_map(cfg: &Cfg, name: &str) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// A trust map entry by entry (`kind` dscp or dot1p), bound at `bind`: `default` is OS10's
+/// own map (each entry a platform default at the binding line); a user map's entries cite their
+/// `qos-group N dscp|dot1p LIST` line, the values it does not list are traffic class 0.
+fn trust_entries(cfg: &Cfg, kind: &str, name: &str, bind: &Src) -> Option<QosMap> {
+    let size = if kind == "dscp" { 64 } else { 8 };
+    if name == "default" {
+        let v = if kind == "dscp" {
+            dscp_map(cfg, name)?
+        } else {
+            dot1p_map(cfg, name)?
+        };
+        return Some(QosMap {
+            entries: v
+                .iter()
+                .enumerate()
+                .map(|(k, &t)| MapEntry::default(k as u8, t, Some(bind)))
+                .collect(),
+            note: None,
+        });
+    }
+    let m = cfg.trust_maps.get(&(kind.to_string(), name.to_string()))?;
+    let mut per: Vec<Option<(u8, Src)>> = vec![None; size];
+    for (tc, list, src) in &m.entries {
+        for &d in list {
+            if let Some(slot) = per.get_mut(d as usize) {
+                *slot = Some((*tc, src.clone()));
+            }
+        }
+    }
+    Some(QosMap::assembled(&per, Some((0, How::Default, Some(bind)))))
 }
 
 /// DSCP → traffic class under an ingress `qos` policy whose classes `set qos-group`: classes are
@@ -460,6 +493,19 @@ fn apply_os10_qos(
             .and_then(|m| known(vec![m.first().copied().unwrap_or(0); 64], &p.src)),
         (None, None) => default_of(vec![0; 64], hdr),
     };
+    if let Some(d) = tdscp {
+        i.maps.dscp_to_tc = trust_entries(cfg, "dscp", &d.v, &d.src).unwrap_or_default();
+    }
+    // 802.1p → traffic class: the port's dot1p trust map; with no trust map at all every frame
+    // is traffic class 0 (the default above); a port that trusts only DSCP reads no 802.1p.
+    (i.pcp_to_tc, i.maps.pcp_to_tc) = match (tdscp, tdot1p) {
+        (_, Some(p)) => (
+            dot1p_map(cfg, &p.v).and_then(|m| known(m, &p.src)),
+            trust_entries(cfg, "dot1p", &p.v, &p.src).unwrap_or_default(),
+        ),
+        (None, None) => (default_of(vec![0; 8], hdr), QosMap::default()),
+        (Some(_), None) => (None, QosMap::default()),
+    };
     apply_policy_classification(cfg, f, lag, sys, holder.is_some(), i);
     i.tc_to_queue = match pick(f, lag, sys, |q| q.qos_map.as_ref()) {
         Some(m) => cfg.tcq_maps.get(&m.v).and_then(|entries| {
@@ -610,10 +656,24 @@ fn apply_policy_classification(
             dot1p_map(cfg, "default")
                 .and_then(|m| known(vec![m.first().copied().unwrap_or(0); 64], &t.src))
         };
+        // class-trust: OS10's default map of the trusted field, bound by the `trust` line.
+        let kind = if dscp { "dscp" } else { "dot1p" };
+        let m = trust_entries(cfg, kind, "default", &t.src).unwrap_or_default();
+        if dscp {
+            i.maps.dscp_to_tc = m;
+            i.pcp_to_tc = None;
+            i.maps.pcp_to_tc = QosMap::default();
+        } else {
+            i.pcp_to_tc = dot1p_map(cfg, "default").and_then(|v| known(v, &t.src));
+            i.maps.pcp_to_tc = m;
+            i.maps.dscp_to_tc = QosMap::default();
+        }
     }
     if pm.classes.iter().any(|c| c.set_group.is_some()) {
         let base = val(&i.dscp_to_tc).cloned().unwrap_or_else(|| vec![0; 64]);
         i.dscp_to_tc = policy_dscp_to_tc(cfg, pm, &base).and_then(|m| known(m, &sp.src));
+        // the policy's classes decide: the map is the vector, cited at the service-policy
+        i.maps.dscp_to_tc = QosMap::default();
     }
 }
 

@@ -191,6 +191,8 @@ pub(super) struct Cfg {
     pub(super) wreds: HashMap<String, Wred>,
     /// (kind, name) → map
     pub(super) trust_maps: HashMap<(String, String), TrustMap>,
+    /// Lines read but not understood (an `interface range` that cannot be expanded), with why.
+    pub(super) unread: Vec<(Src, String)>,
     /// name → (queue, traffic classes, line)
     pub(super) tcq_maps: HashMap<String, Vec<(u8, Vec<u8>, Src)>>,
     pub(super) system: Option<(Src, QosStmts)>,
@@ -447,6 +449,14 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                         ix.push(pos);
                     }
                     here = Ctx::Ifaces(ix);
+                } else {
+                    // Not expanded: reported with its line, and its statements go to no port
+                    // (not to the block above it).
+                    cfg.unread.push((
+                        src.clone(),
+                        "an interface range this reader cannot expand (backwards, over 512 ports, or not unit/slot/port)".to_string(),
+                    ));
+                    here = Ctx::Ifaces(Vec::new());
                 }
             }
             "shutdown" => {

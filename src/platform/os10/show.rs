@@ -1,7 +1,11 @@
-//! Operational OS10 outputs: `show lldp neighbors`.
+//! Operational OS10 outputs: `show lldp neighbors`, and the port MAC addresses of `show
+//! interface` (Dell SmartFabric OS10 User Guide, Interfaces, `show interface`:
+//! "Hardware is Eth, address is …" / "Current address is …"; the same lines in OS9's output,
+//! FTOS Configuration Guide, `show interface gig 1/21`), so that a neighbor whose LLDP names a
+//! port by its MAC finds the port.
 
 use super::{canonical_ifname, kind_of};
-use crate::model::{Device, LldpNeighbor};
+use crate::model::{Device, LldpNeighbor, known};
 use crate::platform::Output;
 
 /// Column names of the `show lldp neighbors` header, in order.
@@ -76,6 +80,36 @@ pub(super) fn lldp_neighbors(dev: &mut Device, o: &Output) {
                         src: Some(o.src(r.line)),
                         ..Default::default()
                     });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `show interface`: the MAC address of each port, as a hardware-address port id names it: the
+/// current address where the output prints one (it is the address in use), else the burned-in
+/// one. Only Ethernet ports and port-channels take it (VLANs share the switch's address).
+pub(super) fn interface_macs(dev: &mut Device, o: &Output) {
+    let p = &o.parsed;
+    let mut cur: Option<String> = None;
+    for r in &p.records {
+        let src = o.src(r.line);
+        match p.kind(r) {
+            "iface" => cur = p.get(r, "name").map(canonical_ifname),
+            "hw_addr" | "cur_addr" | "addr_pair" => {
+                let (Some(name), Some(mac)) = (&cur, p.get(r, "mac").and_then(crate::text::mac))
+                else {
+                    continue;
+                };
+                let kind = kind_of(name);
+                if !matches!(kind, "ethernet" | "port-channel") {
+                    continue;
+                }
+                let i = dev.iface(name, kind);
+                // "Current address" follows "Hardware is … address is" and wins over it
+                if p.kind(r) != "hw_addr" || i.mac.is_none() {
+                    i.mac = known(mac, &src);
                 }
             }
             _ => {}

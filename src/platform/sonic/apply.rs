@@ -35,7 +35,9 @@ use super::db::{Db, Entry, Val, ref_name, split_key};
 use super::show::Ini;
 use super::{canonical_ifname, kind_of};
 use crate::model::maps::{MapEntry, QosMap};
-use crate::model::{Device, Field, Interface, PriorityGroup, Sourced, Src, UndefinedRef};
+use crate::model::{
+    Device, Field, Interface, PriorityGroup, Sourced, Src, UndefinedRef, Unrecognized,
+};
 use crate::model::{default_of, known};
 use crate::platform::{BuildNotes, util};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -65,6 +67,7 @@ const LOSSLESS_POOL: &str = "ingress_lossless_pool";
 
 pub(super) fn apply(dev: &mut Device, db: &Db, ini: &Ini, notes: &mut BuildNotes) {
     undefined_refs(db, notes);
+    report_port_ranges(db, notes);
     if let Some(e) = db.entry("DEVICE_METADATA", "localhost")
         && let Some(h) = e.get("hostname")
     {
@@ -249,6 +252,41 @@ struct QosIndex<'a> {
     global: Option<&'a Entry>,
 }
 
+/// A key part that is a range of ports (`Ethernet0-124`), not a port: CONFIG_DB keys name
+/// ports one by one (a comma list at most); SONiC does not expand a range, so neither does
+/// this reader, and it must not become a port of that name.
+pub(super) fn is_port_range(part: &str) -> bool {
+    let rest = part
+        .trim()
+        .trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    rest.starts_with(|c: char| c.is_ascii_digit()) && rest.contains('-')
+}
+
+/// Report each key of the per-port tables that names a range of ports, with its line.
+fn report_port_ranges(db: &Db, notes: &mut BuildNotes) {
+    for t in ["PORT_QOS_MAP", "BUFFER_PG", "BUFFER_QUEUE", "QUEUE"] {
+        for (key, e) in db.table(t) {
+            let ports = key.rsplit_once('|').map_or(key.as_str(), |(p, _)| p);
+            let Some(range) = ports.split(',').find(|p| is_port_range(p)) else {
+                continue;
+            };
+            let Some(out) = e.fields.values().next().map(|v| v.out) else {
+                continue;
+            };
+            notes.unrecognized.push((
+                out,
+                Unrecognized {
+                    line: e.src.line,
+                    text: format!(
+                        "{t}|{key} (not read: {range:?} is a range, not a port; CONFIG_DB names ports one by one)",
+                        range = range.trim()
+                    ),
+                },
+            ));
+        }
+    }
+}
+
 impl<'a> QosIndex<'a> {
     fn new(db: &'a Db) -> Self {
         let mut ports = BTreeMap::new();
@@ -256,13 +294,13 @@ impl<'a> QosIndex<'a> {
         for (key, e) in db.table("PORT_QOS_MAP") {
             if key == "global" {
                 global = Some(e);
-            } else if !key.contains(',') {
+            } else if !key.contains(',') && !is_port_range(key) {
                 ports.insert(canonical_ifname(key), e);
             }
         }
         for (key, e) in db.table("PORT_QOS_MAP") {
             if key.contains(',') {
-                for p in key.split(',') {
+                for p in key.split(',').filter(|p| !is_port_range(p)) {
                     ports.entry(canonical_ifname(p)).or_insert(e);
                 }
             }
@@ -379,6 +417,7 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
     }
     if let Some((b, (name, m))) = dot1p_map {
         policies.insert(format!("DOT1P_TO_TC_MAP|{name}"));
+        i.pcp_to_tc = known(num_map(m, vec![0; 8]), &b.src);
         i.maps.pcp_to_tc = map_entries(m, &[0; 8], &b.src);
     }
     i.trust = match (dscp_map, dot1p_map) {
