@@ -129,7 +129,7 @@ impl QosMap {
                         from: k,
                         to: Some(to),
                         how,
-                        at: src.map(at),
+                        at: src.cloned(),
                     },
                     (None, None) => MapEntry::unknown(k),
                 }
