@@ -207,12 +207,59 @@ const JSON_PARENT_KEYS: &[&str] = &[
 /// JSON tables under which a `value` is a key (SONiC `NTP_KEY`).
 const JSON_KEY_TABLES: &[&str] = &["ntp_key", "authentication_key"];
 
+/// Words of which every line a rule could change holds one (ASCII case aside): the words of
+/// `TRIGGER` (its `\$…\$` hashes by `$`, its `^\s*\d+ M …` key-file lines by ` m ` and the
+/// other digests with their spaces), `-----begin` for PEM blocks, `encrypt_` for JSON keys
+/// (`encrypt_aes` is compared with `_`), and the two non-ASCII letters Unicode case folding
+/// turns into ASCII ones (`K` Kelvin sign → k, `ſ` long s → s), which `(?i)` matches too.
+/// One scan over the whole text finds the lines that hold one; every other line is copied as
+/// it is without a regex.
+const PREFILTER_WORDS: &[&str] = &[
+    "pass",
+    "secret",
+    "key",
+    "communit",
+    "auth",
+    "psk",
+    "token",
+    "bearer",
+    "cak",
+    "ckn",
+    "dhchap",
+    "dhhc-",
+    "private",
+    "credential",
+    "pwd",
+    "bindpw",
+    "$",
+    "://",
+    "createuser",
+    "sink",
+    "ipmitool",
+    "encrypt-",
+    "encrypt_",
+    "## secret-data",
+    "snmp",
+    "-u ",
+    "com2sec",
+    " m ",
+    " md5 ",
+    " sha ",
+    " sha1 ",
+    " sha256 ",
+    " aes128cmac ",
+    "-----begin",
+    "\u{212A}",
+    "\u{017F}",
+];
+
 struct Redactor {
     rules: Vec<Regex>,
     trigger: Regex,
     yaml_key: Regex,
     begin_key: Regex,
     quoted: Regex,
+    prefilter: aho_corasick::AhoCorasick,
 }
 
 static REDACTOR: LazyLock<Option<Redactor>> = LazyLock::new(|| {
@@ -230,6 +277,10 @@ static REDACTOR: LazyLock<Option<Redactor>> = LazyLock::new(|| {
         .ok()?,
         begin_key: Regex::new(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----").ok()?,
         quoted: Regex::new(r#""([^"]*)""#).ok()?,
+        prefilter: aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(PREFILTER_WORDS)
+            .ok()?,
     })
 });
 
@@ -238,89 +289,165 @@ pub fn redact(text: &str) -> (String, usize) {
     redact_with(text, &[])
 }
 
+/// [`redact`] of an owned text: handed back as it is, without a copy, when it holds no secret
+/// (what the snapshot reader does with every file it reads).
+pub fn redact_owned(text: String) -> (String, usize) {
+    match redact_cow(&text, &[], false) {
+        (std::borrow::Cow::Borrowed(_), n) => (text, n),
+        (std::borrow::Cow::Owned(t), n) => (t, n),
+    }
+}
+
 /// [`redact`], then `extra` rules (a vendor file's own `redact` list) applied line by line.
 pub fn redact_with(text: &str, extra: &[Regex]) -> (String, usize) {
+    let (t, n) = redact_cow(text, extra, false);
+    (t.into_owned(), n)
+}
+
+/// The redacted text, borrowed when nothing changed. `every_line` runs the line rules on every
+/// line rather than on the lines the prefilter picks (the tests compare the two).
+fn redact_cow<'t>(
+    text: &'t str,
+    extra: &[Regex],
+    every_line: bool,
+) -> (std::borrow::Cow<'t, str>, usize) {
+    use std::borrow::Cow;
     let Some(r) = REDACTOR.as_ref() else {
         // The built-in rules are tested to compile; were they not to, nothing is shown.
-        return (text.lines().map(|_| MARK).collect::<Vec<_>>().join("\n"), 1);
+        return (
+            Cow::Owned(text.lines().map(|_| MARK).collect::<Vec<_>>().join("\n")),
+            1,
+        );
     };
     let mut count = 0;
-    let json_done;
     let whole_json = looks_like_json(text);
-    let text = if whole_json {
+    let json_done = if whole_json {
         let (t, n) = json(text);
         count += n;
-        json_done = t;
-        json_done.as_str()
+        Some(t)
     } else {
-        text
+        None
     };
-    let mut out = String::with_capacity(text.len());
-    let mut pem = false;
-    // YAML: (indent of the parent key, indent of its children once seen)
-    let mut yaml: Option<(usize, Option<usize>)> = None;
-    for raw in text.split_inclusive('\n') {
+    let src = json_done.as_deref().unwrap_or(text);
+    let bytes = src.as_bytes();
+    let mut lines = Lines {
+        r,
+        extra,
+        whole_json,
+        pem: false,
+        yaml: None,
+        count,
+    };
+    // `out` holds the redacted text up to `flushed` once a line has changed; until then the
+    // text is its own redaction.
+    let mut out = String::new();
+    let mut flushed = 0;
+    let mut pos = 0;
+    while pos < bytes.len() {
+        if !every_line && !lines.pem && lines.yaml.is_none() {
+            // Nothing carries over from the line before: go to the next line with a word.
+            let Some(hit) = r
+                .prefilter
+                .find(aho_corasick::Input::new(bytes).span(pos..bytes.len()))
+            else {
+                break;
+            };
+            pos = memchr::memrchr(b'\n', &bytes[pos..hit.start()]).map_or(pos, |p| pos + p + 1);
+        }
+        let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |p| pos + p + 1);
+        let raw = &src[pos..end];
         let body_len = raw.trim_end_matches(['\n', '\r']).len();
         let (line, eol) = raw.split_at(body_len);
-        if pem {
-            if line.contains("-----END") {
-                pem = false;
-                out.push_str(raw);
-            } else {
-                if line != MARK {
-                    count += 1;
-                }
-                out.push_str(MARK);
-                out.push_str(eol);
-            }
-            continue;
+        if let Cow::Owned(new) = lines.line(line) {
+            out.push_str(&src[flushed..pos]);
+            out.push_str(&new);
+            out.push_str(eol);
+            flushed = end;
         }
-        let mut line = std::borrow::Cow::Borrowed(line);
+        pos = end;
+    }
+    let count = lines.count;
+    if flushed == 0 {
+        return match json_done {
+            Some(t) => (Cow::Owned(t), count),
+            None => (Cow::Borrowed(text), count),
+        };
+    }
+    out.push_str(&src[flushed..]);
+    (Cow::Owned(out), count)
+}
+
+/// The line-by-line state of a redaction: inside a PEM block, under a YAML parent key.
+struct Lines<'a> {
+    r: &'a Redactor,
+    extra: &'a [Regex],
+    /// The whole text was a JSON document (already walked by [`json`]).
+    whole_json: bool,
+    pem: bool,
+    /// YAML: (indent of the parent key, indent of its children once seen)
+    yaml: Option<(usize, Option<usize>)>,
+    count: usize,
+}
+
+impl Lines<'_> {
+    /// One line (without its end of line), redacted; borrowed when unchanged.
+    fn line<'l>(&mut self, line: &'l str) -> std::borrow::Cow<'l, str> {
+        use std::borrow::Cow;
+        let r = self.r;
+        if self.pem {
+            if line.contains("-----END") {
+                self.pem = false;
+                return Cow::Borrowed(line);
+            }
+            if line == MARK {
+                return Cow::Borrowed(line);
+            }
+            self.count += 1;
+            return Cow::Owned(MARK.to_string());
+        }
+        let mut line = Cow::Borrowed(line);
         if let Some(m) = r.begin_key.find(&line) {
             let rest = &line[m.end()..];
             if let Some(end) = rest.find("-----END") {
                 // A whole key on one line (a JSON string with `\n` escapes).
                 let (s, e) = (m.end(), m.end() + end);
                 if line[s..e] != *MARK {
-                    line = std::borrow::Cow::Owned(format!("{}{MARK}{}", &line[..s], &line[e..]));
-                    count += 1;
+                    line = Cow::Owned(format!("{}{MARK}{}", &line[..s], &line[e..]));
+                    self.count += 1;
                 }
             } else {
-                pem = true;
+                self.pem = true;
                 if !rest.trim().is_empty() && rest != MARK {
-                    count += 1;
-                    line = std::borrow::Cow::Owned(format!("{}{MARK}", &line[..m.end()]));
+                    self.count += 1;
+                    line = Cow::Owned(format!("{}{MARK}", &line[..m.end()]));
                 }
-                out.push_str(&line);
-                out.push_str(eol);
-                continue;
+                return line;
             }
         }
         // YAML children of a secret parent.
-        if let Some((pi, ci)) = yaml {
+        if let Some((pi, ci)) = self.yaml {
             let indent = line.len() - line.trim_start().len();
             if line.trim().is_empty() || line.trim_start().starts_with('#') {
                 // blank or comment: keeps the state
             } else if indent <= pi {
-                yaml = None;
+                self.yaml = None;
             } else {
                 let ci = ci.unwrap_or(indent);
-                yaml = Some((pi, Some(ci)));
+                self.yaml = Some((pi, Some(ci)));
                 if indent == ci
                     && let Some(c) = r.yaml_key.captures(&line)
                     && let Some(k) = c.get(2)
                 {
                     let (s, e) = unquote(k.start(), k.end(), &line);
                     if s < e && line[s..e] != *MARK {
-                        line =
-                            std::borrow::Cow::Owned(format!("{}{MARK}{}", &line[..s], &line[e..]));
-                        count += 1;
+                        line = Cow::Owned(format!("{}{MARK}{}", &line[..s], &line[e..]));
+                        self.count += 1;
                     }
                 }
             }
         }
         // Every parent key holds a trigger word: the cheap test first, captures only then.
-        if yaml.is_none()
+        if self.yaml.is_none()
             && r.trigger.is_match(&line)
             && let Some(c) = r.yaml_key.captures(&line)
             && c.get(3).is_none()
@@ -328,32 +455,42 @@ pub fn redact_with(text: &str, extra: &[Regex]) -> (String, usize) {
         {
             let key = k.as_str().trim_matches(['"', '\'']).to_ascii_lowercase();
             if YAML_PARENTS.contains(&key.as_str()) {
-                yaml = Some((i.as_str().len(), None));
+                self.yaml = Some((i.as_str().len(), None));
             }
         }
         // A JSON document on one line of another text (`nv config show -o json` in a log).
-        if !whole_json && looks_like_json(&line) {
+        if !self.whole_json && looks_like_json(&line) {
             let (t, n) = json(&line);
             if n > 0 {
-                count += n;
-                line = std::borrow::Cow::Owned(t);
+                self.count += n;
+                line = Cow::Owned(t);
             }
         }
         if r.trigger.is_match(&line) {
-            let mut l = line.into_owned();
-            if l.contains("## SECRET-DATA") {
-                count += replace_groups(&mut l, &r.quoted);
+            if line.contains("## SECRET-DATA") {
+                line = self.replace(line, &r.quoted);
             }
-            for re in r.rules.iter().chain(extra) {
-                count += replace_groups(&mut l, re);
+            for re in r.rules.iter().chain(self.extra) {
+                line = self.replace(line, re);
             }
-            out.push_str(&l);
-        } else {
-            out.push_str(&line);
         }
-        out.push_str(eol);
+        line
     }
-    (out, count)
+
+    /// [`replace_groups`] on `line`, counted.
+    fn replace<'l>(
+        &mut self,
+        line: std::borrow::Cow<'l, str>,
+        re: &Regex,
+    ) -> std::borrow::Cow<'l, str> {
+        match replace_groups(&line, re) {
+            Some((t, n)) => {
+                self.count += n;
+                std::borrow::Cow::Owned(t)
+            }
+            None => line,
+        }
+    }
 }
 
 /// The inside of a quoted span, or the span itself.
@@ -372,8 +509,9 @@ fn unquote(s: usize, e: usize, line: &str) -> (usize, usize) {
 /// (NX-OS `no password strength-check`, `feature password encryption aes`).
 const NOT_SECRETS: &[&str] = &["strength-check", "encryption", "prompt"];
 
-/// Replace every participating capture group of every match of `re` in `line`.
-fn replace_groups(line: &mut String, re: &Regex) -> usize {
+/// Replace every participating capture group of every match of `re` in `line`: the new line
+/// and how many secrets it replaced, `None` when nothing changed.
+fn replace_groups(line: &str, re: &Regex) -> Option<(String, usize)> {
     let mut spans = Vec::new();
     for c in re.captures_iter(line) {
         let groups: Vec<_> = c.iter().skip(1).flatten().collect();
@@ -404,11 +542,11 @@ fn replace_groups(line: &mut String, re: &Regex) -> usize {
         last = e;
         n += 1;
     }
-    if n > 0 {
-        out.push_str(&line[last..]);
-        *line = out;
+    if n == 0 {
+        return None;
     }
-    n
+    out.push_str(&line[last..]);
+    Some((out, n))
 }
 
 fn looks_like_json(text: &str) -> bool {
@@ -581,6 +719,92 @@ mod tests {
         assert!(
             !o.contains("c0mm") && o.contains("access:") && o.contains("enable: on"),
             "{o}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod prefilter_tests {
+    //! The prefilter only skips lines: redaction with it is the same as redaction of every line.
+    use super::*;
+    use std::path::Path;
+
+    /// Every file under `dir`, as text.
+    fn texts_under(dir: &Path, out: &mut Vec<String>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                texts_under(&p, out);
+            } else if let Ok(b) = std::fs::read(&p) {
+                out.push(String::from_utf8_lossy(&b).into_owned());
+            }
+        }
+    }
+
+    /// Lines a rule changes although they hold few of the usual words.
+    const CRAFTED: &str = "1 M s3cr3t\n 42 MD5 abc\n7 sha256 zzz\n3 AES128CMAC 0011\n\
+        password \u{212A}ey\nusername a \u{017F}ecret 5 $1$x$y\n\u{212A}ey-string 7 ABC\n\
+        {\"encrypt_aes\": {\"p4ss\": {}}, \"x\": 1}\n{\"ENCRYPT-DES\": \"v\"}\n\
+        [{\"ntp_key\": {\"1\": {\"value\": \"k\"}}}]\n  {\"a\": {\"b\": \"c\"}}\n\
+        snmp-server:\n  readonly-community:\n    c0mm:\n      access: any\n  enable: on\n\
+        -----BEGIN RSA PRIVATE KEY-----\nAAAA\n\nBBBB\n-----END RSA PRIVATE KEY-----\n\
+        curl -u admin:pw http://x\nhttps://u:p@host/\nx $6$salt$hash y\r\nlast line no eol";
+
+    fn corpus() -> Vec<String> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut texts = vec![CRAFTED.to_string()];
+        texts_under(&root.join("fixtures"), &mut texts);
+        texts_under(&root.join("tests/system/secrets"), &mut texts);
+        // Each line alone too, so a line at the start or end of a text is covered.
+        let lines: Vec<String> = texts
+            .iter()
+            .flat_map(|t| t.lines().map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        texts.extend(lines);
+        texts
+    }
+
+    #[test]
+    fn skipping_lines_without_a_word_changes_nothing() {
+        let texts = corpus();
+        assert!(texts.len() > 1000, "{} texts", texts.len());
+        let mut changed = 0;
+        for t in &texts {
+            let (fast, n1) = redact_cow(t, &[], false);
+            let (slow, n2) = redact_cow(t, &[], true);
+            assert_eq!((fast.as_ref(), n1), (slow.as_ref(), n2), "{t}");
+            changed += usize::from(n1 > 0);
+        }
+        assert!(changed > 100, "only {changed} texts hold a secret");
+    }
+
+    #[test]
+    fn every_line_the_trigger_or_a_pem_start_matches_holds_a_word() {
+        let Some(r) = REDACTOR.as_ref() else {
+            panic!("rules do not compile")
+        };
+        for t in corpus() {
+            for l in t.lines() {
+                if r.trigger.is_match(l) || r.begin_key.is_match(l) {
+                    assert!(r.prefilter.is_match(l), "{l:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_unchanged_text_is_not_copied() {
+        let t = "interface Ethernet1/1\n  mtu 9216\n".to_string();
+        let p = t.as_ptr();
+        let (o, n) = redact_owned(t);
+        assert_eq!((o.as_ptr(), n), (p, 0));
+        let (o, n) = redact_owned("a\nsnmp-server community x ro\nb".to_string());
+        assert_eq!(
+            (o.as_str(), n),
+            ("a\nsnmp-server community <redacted> ro\nb", 1)
         );
     }
 }

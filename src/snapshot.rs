@@ -484,7 +484,7 @@ impl Snapshot {
             dev.files.push(InputFile {
                 rel: r.clone(),
                 command: None,
-                text: text.map(|t| crate::redact::redact(&t).0),
+                text: text.map(|t| crate::redact::redact_owned(t).0),
             });
         }
         if let Some((dir, idx)) = &p.dir {
@@ -816,7 +816,7 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
         dev.files.push(InputFile {
             rel: r,
             command: mapped.remove(&fname),
-            text: text.map(|t| crate::redact::redact(&t).0),
+            text: text.map(|t| crate::redact::redact_owned(t).0),
         });
     }
     for (file, cmd) in mapped {

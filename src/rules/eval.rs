@@ -9,11 +9,12 @@
 use super::{Rule, RuleSet, Scope};
 use crate::finding::{FABRIC, Finding, Location, Severity};
 use crate::model::{Device, Endpoint, Fabric, Interface, Link, with_sources};
-use minijinja::value::{Serde, Value, ValueKind};
+use minijinja::value::{Enumerator, Object, Serde, Value, ValueKind};
 use minijinja::{Environment, ErrorKind};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// Functions rules may call beside minijinja's builtins.
 pub const HELPERS: &[&str] = &[
@@ -356,16 +357,76 @@ fn path_undefined(ctx: &Value, path: &str) -> bool {
     false
 }
 
-fn run_rule(rule: &Rule, base: &BTreeMap<String, Value>) -> Outcome {
-    let ctx = Value::from(base.clone());
+/// The names a rule's expressions see: the object's values (built once per object and shared
+/// by every rule on it), the rule's `param`, then the `let`s computed so far (a later one hides
+/// an earlier one of the same name). Looked up in place rather than copied into a map per rule
+/// and per `let`.
+#[derive(Debug)]
+struct Names {
+    base: Arc<BTreeMap<String, Value>>,
+    param: Value,
+    lets: Vec<(String, Value)>,
+}
+
+impl Names {
+    fn value(
+        base: &Arc<BTreeMap<String, Value>>,
+        param: &Value,
+        lets: &[(String, Value)],
+    ) -> Value {
+        Value::from_object(Names {
+            base: base.clone(),
+            param: param.clone(),
+            lets: lets.to_vec(),
+        })
+    }
+
+    /// The same names as one map (for the rare paths that add `item` or render a template).
+    fn map(
+        base: &BTreeMap<String, Value>,
+        param: &Value,
+        lets: &[(String, Value)],
+    ) -> BTreeMap<String, Value> {
+        let mut m = base.clone();
+        m.insert("param".into(), param.clone());
+        m.extend(lets.iter().cloned());
+        m
+    }
+}
+
+impl Object for Names {
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        self.get_value_by_str(key.as_str()?)
+    }
+
+    fn get_value_by_str(self: &Arc<Self>, key: &str) -> Option<Value> {
+        if let Some((_, v)) = self.lets.iter().rev().find(|(n, _)| n == key) {
+            return Some(v.clone());
+        }
+        if key == "param" {
+            return Some(self.param.clone());
+        }
+        self.base.get(key).cloned()
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        let mut keys: std::collections::BTreeSet<&str> =
+            self.base.keys().map(String::as_str).collect();
+        keys.insert("param");
+        keys.extend(self.lets.iter().map(|(n, _)| n.as_str()));
+        Enumerator::Values(keys.into_iter().map(Value::from).collect())
+    }
+}
+
+fn run_rule(rule: &Rule, base: &Arc<BTreeMap<String, Value>>, param: &Value) -> Outcome {
+    let ctx = Names::value(base, param, &[]);
     match rule.applies.eval(&ctx) {
         Ok(v) if v.is_true() => {}
         _ => return Outcome::NotApplicable,
     }
-    let mut vars = base.clone();
-    let mut lets = BTreeMap::new();
+    let mut vars: Vec<(String, Value)> = Vec::with_capacity(rule.lets.len());
     for (n, (name, e)) in rule.lets.iter().enumerate() {
-        let ctx = Value::from(vars.clone());
+        let ctx = Names::value(base, param, &vars);
         match e.eval(&ctx) {
             Ok(v) if v.is_undefined() => {
                 let mut refs = undefined_refs(e.undeclared_variables(true), &ctx);
@@ -382,14 +443,12 @@ fn run_rule(rule: &Rule, base: &BTreeMap<String, Value>) -> Outcome {
                 }
                 return Outcome::Undecided(refs, String::new());
             }
-            Ok(v) => {
-                vars.insert(name.clone(), v.clone());
-                lets.insert(name.clone(), v);
-            }
+            Ok(v) => vars.push((name.clone(), v)),
             Err(err) => return undecided(&err, e.undeclared_variables(true), &ctx),
         }
     }
-    let ctx = Value::from(vars);
+    let ctx = Names::value(base, param, &vars);
+    let lets: BTreeMap<String, Value> = vars.into_iter().collect();
     match rule.check.eval(&ctx) {
         Ok(v) => match v.kind() {
             ValueKind::Undefined => Outcome::Undecided(
@@ -430,7 +489,7 @@ fn undefined_refs(vars: std::collections::HashSet<String>, ctx: &Value) -> Vec<S
 fn with_source_hint(
     rule: &Rule,
     env: &Environment,
-    base: &BTreeMap<String, Value>,
+    base: &dyn Fn() -> BTreeMap<String, Value>,
     outcome: Outcome,
 ) -> Outcome {
     match outcome {
@@ -439,7 +498,7 @@ fn with_source_hint(
                 return Outcome::Undecided(missing, err);
             };
             // The source may use `let` values; render with what the base context has.
-            let mut ctx = base.clone();
+            let mut ctx = base();
             for (name, e) in &rule.lets {
                 if let Ok(v) = e.eval(Value::from(ctx.clone())) {
                     ctx.insert(name.clone(), v);
@@ -546,10 +605,11 @@ fn record(
     rule: &Rule,
     env: &Environment,
     obj: &Obj,
-    base: &BTreeMap<String, Value>,
+    (base, param): (&Arc<BTreeMap<String, Value>>, &Value),
     out: &mut Pending,
 ) {
-    match with_source_hint(rule, env, base, run_rule(rule, base)) {
+    let full = || Names::map(base, param, &[]);
+    match with_source_hint(rule, env, &full, run_rule(rule, base, param)) {
         Outcome::NotApplicable => {}
         Outcome::Pass => out.passed.push(rule.spec.id.clone()),
         Outcome::Undecided(missing, err) => out.undecided.push((
@@ -560,6 +620,7 @@ fn record(
             err,
         )),
         Outcome::Fail(items) => {
+            let base = full();
             for (item, lets) in items {
                 let mut ctx = base.clone();
                 ctx.extend(lets.clone());
@@ -661,12 +722,11 @@ fn run_scope(
     rules: &[(usize, &Rule)],
     params: &[Value],
     obj: &Obj,
-    base: &mut BTreeMap<String, Value>,
+    base: &Arc<BTreeMap<String, Value>>,
     out: &mut Pending,
 ) {
     for (ri, rule) in rules {
-        base.insert("param".into(), params[*ri].clone());
-        record(rule, rs.env, obj, base, out);
+        record(rule, rs.env, obj, (base, &params[*ri]), out);
     }
 }
 
@@ -801,9 +861,10 @@ pub fn evaluate_masked(
                     roots,
                     fallback: iface.defined_at.as_ref().map(Location::from),
                 };
-                run_scope(rs, &if_rules, &params, &obj, &mut base, &mut out);
+                let base = Arc::new(base);
+                run_scope(rs, &if_rules, &params, &obj, &base, &mut out);
                 if !d.is_switch && (iface.rdma.is_some() || iface.roce) {
-                    run_scope(rs, &host_rules, &params, &obj, &mut base, &mut out);
+                    run_scope(rs, &host_rules, &params, &obj, &base, &mut out);
                 }
             }
             let mut base: BTreeMap<String, Value> = BTreeMap::new();
@@ -816,7 +877,7 @@ pub fn evaluate_masked(
                 roots: vec![("d", d)],
                 fallback: None,
             };
-            run_scope(rs, &dev_rules, &params, &obj, &mut base, &mut out);
+            run_scope(rs, &dev_rules, &params, &obj, &Arc::new(base), &mut out);
             out
         })
         .collect();
@@ -850,7 +911,7 @@ pub fn evaluate_masked(
                 roots: vec![("a", a), ("b", b), ("link", l as &Link)],
                 fallback: l.src.as_ref().map(Location::from),
             };
-            run_scope(rs, &link_rules, &params, &obj, &mut base, &mut out);
+            run_scope(rs, &link_rules, &params, &obj, &Arc::new(base), &mut out);
             Some(out)
         })
         .collect();
@@ -885,7 +946,7 @@ pub fn evaluate_masked(
             roots: vec![],
             fallback: None,
         };
-        run_scope(rs, &fabric_rules, &params, &obj, &mut base, &mut fab);
+        run_scope(rs, &fabric_rules, &params, &obj, &Arc::new(base), &mut fab);
     }
 
     let mut findings = Vec::new();
@@ -996,7 +1057,7 @@ pub fn evaluate_probes(
             roots: vec![],
             fallback: None,
         };
-        run_scope(rs, &rules, &params, &obj, &mut base, &mut pending);
+        run_scope(rs, &rules, &params, &obj, &Arc::new(base), &mut pending);
         out.extend(pending.findings.into_iter().map(|f| (Some(pi), f)));
         undecided.extend(pending.undecided);
         for id in pending.passed {
