@@ -181,7 +181,8 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
                 _ => report::statistics::text(&a, view.width),
             }
         } else {
-            let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
+            let name = snapshot.display().to_string();
+            let r = crate::review::Review::of_audit(&a, &name).with_root(&name);
             report::render_review_view(&r, format, &view)
         };
         emit(&text, output.as_ref())
@@ -230,8 +231,10 @@ pub fn explain(a: ExplainArgs) -> Result<ExitStatus> {
 /// List the rules.
 #[derive(clap::Args, Debug)]
 pub struct RulesArgs {
+    /// How to list the catalog. The report formats (sarif, junit, github, html, concise) describe
+    /// findings, not rules: `rules` refuses them (exit 2).
     #[arg(long, value_enum, default_value = "table")]
-    pub format: Format,
+    pub format: crate::explain::ListFormat,
     #[arg(long)]
     pub rules: Option<PathBuf>,
 }
