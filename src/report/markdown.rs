@@ -108,7 +108,13 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
             // The fixes of the block, as many as fit whole.
             let mut remedies = String::new();
             for m in &b.remedies {
-                if out.len() + head.len() + body.len() + remedies.len() + m.len() + foot.len() + room
+                if out.len()
+                    + head.len()
+                    + body.len()
+                    + remedies.len()
+                    + m.len()
+                    + foot.len()
+                    + room
                     > max_bytes
                 {
                     break;
@@ -149,7 +155,8 @@ fn cut_note(cut: &[(Severity, String)], room: usize) -> String {
     let mut per: std::collections::BTreeMap<(std::cmp::Reverse<Severity>, String), usize> =
         Default::default();
     for (sev, rule) in cut {
-        *per.entry((std::cmp::Reverse(*sev), rule.clone())).or_default() += 1;
+        *per.entry((std::cmp::Reverse(*sev), rule.clone()))
+            .or_default() += 1;
     }
     let mut parts: Vec<String> = Vec::new();
     for sev in [Severity::Error, Severity::Warning, Severity::Info] {

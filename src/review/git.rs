@@ -138,7 +138,15 @@ pub fn changed_lines(
     path: &str,
 ) -> Result<std::collections::BTreeMap<String, Vec<u32>>> {
     let out = git(repo)
-        .args(["diff", "--no-color", "--no-ext-diff", "-U0", base, head, "--"])
+        .args([
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "-U0",
+            base,
+            head,
+            "--",
+        ])
         .arg(path)
         .stderr(Stdio::piped())
         .output()

@@ -116,7 +116,13 @@ fn review_annotates_the_changed_line_with_source_column_and_suggestion() {
     );
     let flat: String = table
         .lines()
-        .map(|l| l.split('┆').last().unwrap_or("").trim_end_matches('│').trim())
+        .map(|l| {
+            l.split('┆')
+                .last()
+                .unwrap_or("")
+                .trim_end_matches('│')
+                .trim()
+        })
         .collect();
     assert!(
         flat.contains(&format!("fabric/configs/spine1.cfg:{changed}")),
@@ -137,7 +143,12 @@ fn review_annotates_the_changed_line_with_source_column_and_suggestion() {
 #[test]
 fn ci_paths_open_from_the_working_directory_and_sarif_always_locates() {
     // The test runs in the crate root: the snapshot as a user types it.
-    let gh = stdout(&bin(&["audit", "fixtures/demo-fabric", "--format", "github"]));
+    let gh = stdout(&bin(&[
+        "audit",
+        "fixtures/demo-fabric",
+        "--format",
+        "github",
+    ]));
     let files: Vec<&str> = gh
         .lines()
         .filter_map(|l| l.split("file=").nth(1))
@@ -180,10 +191,9 @@ fn ci_paths_open_from_the_working_directory_and_sarif_always_locates() {
 
 #[test]
 fn junit_shows_undecided_checks_as_skipped() {
-    let json: Value = serde_json::from_slice(
-        &bin(&["audit", "fixtures/demo-fabric", "--format", "json"]).stdout,
-    )
-    .unwrap();
+    let json: Value =
+        serde_json::from_slice(&bin(&["audit", "fixtures/demo-fabric", "--format", "json"]).stdout)
+            .unwrap();
     let undecided: Vec<(String, String)> = json["findings"]
         .as_array()
         .unwrap()
@@ -197,7 +207,12 @@ fn junit_shows_undecided_checks_as_skipped() {
         })
         .collect();
     assert!(!undecided.is_empty());
-    let xml = stdout(&bin(&["audit", "fixtures/demo-fabric", "--format", "junit"]));
+    let xml = stdout(&bin(&[
+        "audit",
+        "fixtures/demo-fabric",
+        "--format",
+        "junit",
+    ]));
     let doc = roxmltree::Document::parse(&xml).unwrap();
     let skipped: usize = doc
         .root_element()
@@ -236,10 +251,12 @@ fn rules_lists_as_table_json_or_markdown_and_refuses_report_formats() {
         assert_eq!(out.status.code(), Some(2), "rules --format {f}");
         assert!(out.stdout.is_empty(), "rules --format {f} printed a table");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("possible values: table, json, markdown"), "{err}");
+        assert!(
+            err.contains("possible values: table, json, markdown"),
+            "{err}"
+        );
     }
-    let json: Value =
-        serde_json::from_slice(&bin(&["rules", "--format", "json"]).stdout).unwrap();
+    let json: Value = serde_json::from_slice(&bin(&["rules", "--format", "json"]).stdout).unwrap();
     let n = json.as_array().unwrap().len();
     let out = bin(&["rules", "--format", "markdown"]);
     assert_eq!(out.status.code(), Some(0));
@@ -293,7 +310,9 @@ fn markdown_budget_goes_to_errors_first_and_counts_what_is_cut() {
     assert!(md.len() <= 60_000, "{}", md.len());
     let rows: Vec<Vec<&str>> = md
         .lines()
-        .filter(|l| l.starts_with("| error |") || l.starts_with("| warning |") || l.starts_with("| info |"))
+        .filter(|l| {
+            l.starts_with("| error |") || l.starts_with("| warning |") || l.starts_with("| info |")
+        })
         .map(|l| l.split(" | ").collect())
         .collect();
     assert!(!rows.is_empty());
@@ -473,7 +492,8 @@ fn nxos_class_map_fix_takes_out_the_wrong_dscp_and_the_reaudit_checks_it() {
     // by the re-audit: DSCP 24 stays lossless on the ports whose classification changed.
     let parsers = scratch.join("parsers");
     std::fs::create_dir_all(parsers.join("remediation")).unwrap();
-    let nxos = std::fs::read_to_string(root().join("vendor-parsers/remediation/nxos.toml")).unwrap();
+    let nxos =
+        std::fs::read_to_string(root().join("vendor-parsers/remediation/nxos.toml")).unwrap();
     let old = nxos.replace(
         "{% for o in others %}\n  no match dscp {{ o | int }}\n{% endfor %}\n",
         "",
@@ -514,7 +534,12 @@ fn sonic_fixes_say_how_to_persist() {
     for s in sonic {
         let snippet = s["snippet"].as_str().unwrap();
         assert!(
-            snippet.trim_end().lines().last().unwrap().contains("config save -y"),
+            snippet
+                .trim_end()
+                .lines()
+                .last()
+                .unwrap()
+                .contains("config save -y"),
             "{snippet}"
         );
     }
@@ -554,6 +579,9 @@ fn warnings_without_a_snippet_are_listed_and_apply_to_copy_exit_is_honest() {
     assert!(text.contains("RUN ON HOST gpu07"), "{text}");
     assert!(!text.contains("NOT MERGED"), "{text}");
     let help = stdout(&bin(&["remediate", "--help"]));
-    assert!(help.contains("Exit 0:") && help.contains("Exit 1:"), "{help}");
+    assert!(
+        help.contains("Exit 0:") && help.contains("Exit 1:"),
+        "{help}"
+    );
     let _ = std::fs::remove_dir_all(&scratch);
 }

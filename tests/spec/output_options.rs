@@ -248,7 +248,8 @@ fn groups_in_json_and_markdown_name_one_cause_for_many_findings() {
     );
     assert!(
         md.contains(
-            "- **error** spine1: 8 findings, one fix (DSCP002 ×4, PFC008 ×4) at configs/spine1.cfg:67\n"
+            // The path opens from the working directory (the crate root here; issue 17).
+            "- **error** spine1: 8 findings, one fix (DSCP002 ×4, PFC008 ×4) at fixtures/demo-fabric/configs/spine1.cfg:67\n"
         ),
         "{md}"
     );
