@@ -148,7 +148,7 @@ pub fn render(r: &Review) -> String {
                 )),
                 text(&c.failures.join("\n"))
             ));
-        } else if !c.other && !(c.waived.is_empty() && c.undecided.is_empty()) {
+        } else if !c.other && (!c.waived.is_empty() || !c.undecided.is_empty()) {
             s.3 += 1;
             let why: Vec<String> = c
                 .undecided

@@ -14,10 +14,7 @@
 //!   persist, warnings without a snippet are listed, and `--apply-to-copy` on the demo exits 0.
 
 use crate::common;
-
-#[path = "../../benches/e2e/replicate.rs"]
-#[allow(dead_code)]
-mod replicate;
+use crate::scale::replicate;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -117,8 +114,8 @@ fn review_annotates_the_changed_line_with_source_column_and_suggestion() {
     let flat: String = table
         .lines()
         .map(|l| {
-            l.split('┆')
-                .last()
+            l.rsplit('┆')
+                .next()
                 .unwrap_or("")
                 .trim_end_matches('│')
                 .trim()
