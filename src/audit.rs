@@ -1,6 +1,7 @@
 //! The offline audit: snapshot folder in, model and findings out.
 
 mod probe_tie;
+pub mod undecided;
 
 use crate::fabric::assemble;
 use crate::finding::Finding;
@@ -225,7 +226,10 @@ pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, Rule
     let fabric = assemble(&parsers, &snap, policy, notices);
     drop(snap);
     timings::stage(Phase::Rules, || {
-        finish_rules(&rules, fabric, probes, waiver_text)
+        finish_rules(&rules, fabric, probes, waiver_text).map(|mut a| {
+            undecided::explain(&mut a.findings, &a.fabric.devices, &rules, &parsers);
+            a
+        })
     })
     .map(|a| (a, rules))
 }

@@ -1,6 +1,5 @@
 //! Rule documentation for `fabric-audit explain ID` and the `rules` listing.
 
-use crate::report::Format;
 use crate::rules::{Rule, RuleSet};
 use std::fmt::Write as _;
 
@@ -49,9 +48,19 @@ pub fn render(r: &Rule) -> String {
     out
 }
 
-pub fn list(rs: &RuleSet, format: Format) -> String {
+/// The formats `rules` writes (a rule catalog is not a set of findings: SARIF, JUnit, GitHub
+/// annotations and the other report formats have nothing to say about it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Json,
+    /// A Markdown table (id, severity, family, scope, title).
+    Markdown,
+}
+
+pub fn list(rs: &RuleSet, format: ListFormat) -> String {
     match format {
-        Format::Json | Format::Model => {
+        ListFormat::Json => {
             let v: Vec<serde_json::Value> = rs
                 .rules
                 .iter()
@@ -65,8 +74,25 @@ pub fn list(rs: &RuleSet, format: Format) -> String {
                 .collect();
             serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
         }
-        // Report-only formats (markdown, sarif, ...) list the catalog as the table does.
-        _ => {
+        ListFormat::Markdown => {
+            let mut out = String::from(
+                "| id | severity | family | scope | title |\n| --- | --- | --- | --- | --- |\n",
+            );
+            for r in &rs.rules {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} |",
+                    crate::report::markdown::text(&r.spec.id),
+                    crate::report::markdown::text(&r.spec.severity),
+                    crate::report::markdown::text(&r.spec.family),
+                    crate::report::markdown::text(&r.spec.scope),
+                    crate::report::markdown::text(&r.spec.title),
+                );
+            }
+            let _ = writeln!(out, "\n{} rules", rs.rules.len());
+            out
+        }
+        ListFormat::Table => {
             let mut t = comfy_table::Table::new();
             t.load_style(comfy_table::presets::UTF8_FULL_CONDENSED);
             t.force_no_tty();

@@ -50,6 +50,10 @@ pub struct Remediation {
     pub snippet: String,
     /// `safe` or `needs-review`.
     pub safety: String,
+    /// The device the snippet is applied on, when it is not the finding's own (a link fixed at
+    /// its other end).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
 }
 
 /// Name used as `device` for findings about the fabric as a whole.

@@ -192,7 +192,8 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
                 _ => report::statistics::text(&a, view.width),
             }
         } else {
-            let r = crate::review::Review::of_audit(&a, &snapshot.display().to_string());
+            let name = snapshot.display().to_string();
+            let r = crate::review::Review::of_audit(&a, &name).with_root(&name);
             report::render_review_view(&r, format, &view)
         };
         emit(&text, output.as_ref())
@@ -261,9 +262,11 @@ pub fn explain(a: ExplainArgs) -> Result<ExitStatus> {
 /// List the rules.
 #[derive(clap::Args, Debug)]
 pub struct RulesArgs {
-    /// Output format: table, or json (every rule with its documentation).
+    /// How to list the catalog: table, json (every rule with its documentation) or markdown.
+    /// The report formats (sarif, junit, github, html, concise) describe findings, not rules:
+    /// `rules` refuses them (exit 2).
     #[arg(long, value_enum, default_value = "table")]
-    pub format: Format,
+    pub format: crate::explain::ListFormat,
     /// Extra or overriding rule files (a folder of TOML files), listed with the embedded ones.
     #[arg(long)]
     pub rules: Option<PathBuf>,

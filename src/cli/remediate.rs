@@ -25,7 +25,12 @@ pub struct RemediateArgs {
     #[arg(long, value_enum, default_value = "text")]
     pub format: RemediateFormat,
     /// Copy the snapshot to OUTDIR (new or empty), merge the snippets into its config files,
-    /// re-audit it; exit 1 unless every targeted finding is gone and no new error appeared.
+    /// re-audit it. Exit 0: every snippet merged into a config file cleared the findings it
+    /// targets, no new error appeared, and no port whose classification changed keeps a DSCP
+    /// other than RoCE's lossless. Exit 1: one of these failed (a targeted finding remains, a
+    /// new error, a merge failed, a non-RoCE DSCP stays lossless). Host steps are commands to
+    /// run on the host, not config lines: they are listed and do not fail the run. Exit 2: the
+    /// tool could not do its job (unreadable snapshot, OUTDIR not empty).
     #[arg(long, value_name = "OUTDIR")]
     pub apply_to_copy: Option<PathBuf>,
     /// Extra or overriding rule files (a folder of TOML files); the embedded rules otherwise.

@@ -65,7 +65,7 @@ pub fn run_diff(a: DiffArgs) -> Result<ExitStatus> {
         before: before.display().to_string(),
         after: after.display().to_string(),
     };
-    let r = crate::review::Review::of_change(&b, &a, scope);
+    let r = crate::review::Review::of_change(&b, &a, scope).with_root(&after.display().to_string());
     emit(
         &report::render_review(&r, review.format, false),
         review.output.as_ref(),
@@ -116,6 +116,7 @@ pub fn run_review(a: ReviewCmdArgs) -> Result<ExitStatus> {
     .with_context(|| format!("auditing {path} at {base}"))?;
     let a = super::audit::audit_with_fixes(&ht.snapshot, &opts)
         .with_context(|| format!("auditing {path} at {head}"))?;
+    let changed = git::changed_lines(&repo, &bt.commit, &ht.commit, &path)?;
     let scope = crate::review::Scope::Git {
         repo: repo.display().to_string(),
         path,
@@ -124,7 +125,11 @@ pub fn run_review(a: ReviewCmdArgs) -> Result<ExitStatus> {
         base_commit: bt.commit.clone(),
         head_commit: ht.commit.clone(),
     };
-    let r = crate::review::Review::of_change(&b, &a, scope);
+    let mut r = crate::review::Review::of_change(&b, &a, scope);
+    let head_root = ht.snapshot.clone();
+    r.anchor_to_change(&changed, &|file: &str| {
+        crate::snapshot::read::read_text(&head_root.join(file)).ok()
+    });
     emit(
         &report::render_review(&r, review.format, false),
         review.output.as_ref(),

@@ -21,12 +21,67 @@ pub struct Outcome {
     pub new_errors: Vec<Finding>,
     /// Devices whose snippets could not be merged, and why.
     pub not_merged: Vec<(String, String)>,
+    /// Steps that are commands to run on a device, not lines of a config file (a host's
+    /// runtime settings): listed, not applied to the copy, and not counted as failures.
+    pub run_on_device: Vec<(String, usize)>,
+    /// Ports whose DSCP classification the fix changed and that, after it, still put a DSCP
+    /// other than RoCE's in a lossless class (`match dscp 24` left beside the added 26).
+    pub lossless_besides_roce: Vec<LosslessExtra>,
+}
+
+/// A port that keeps DSCPs other than RoCE's lossless after a fix changed its classification.
+#[derive(Debug, Serialize)]
+pub struct LosslessExtra {
+    pub device: String,
+    pub interface: String,
+    pub dscp: Vec<u8>,
 }
 
 impl Outcome {
+    /// True when every snippet that could be merged was, each finding it targeted is gone, no
+    /// new error appeared and no port keeps a DSCP other than RoCE's lossless after its
+    /// classification was changed. Commands to run on a device (hosts) are not applied to a
+    /// copy: they are listed and do not make the outcome fail.
     pub fn ok(&self) -> bool {
-        self.not_fixed.is_empty() && self.new_errors.is_empty() && self.not_merged.is_empty()
+        self.not_fixed.is_empty()
+            && self.new_errors.is_empty()
+            && self.not_merged.is_empty()
+            && self.lossless_besides_roce.is_empty()
     }
+}
+
+/// Per RoCE switch port: the DSCPs that land in a class whose PFC priority is lossless.
+fn lossless_dscps(a: &Audit) -> std::collections::BTreeMap<(String, String), Vec<u8>> {
+    let lossless: Vec<u8> = a
+        .fabric
+        .policy
+        .get("lossless_priorities")
+        .and_then(|v| v.as_array())
+        .map(|v| {
+            v.iter()
+                .filter_map(|x| x.as_u64().and_then(|x| u8::try_from(x).ok()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = std::collections::BTreeMap::new();
+    for d in a.fabric.devices.iter().filter(|d| d.is_switch) {
+        for i in d.interfaces.iter().filter(|i| i.roce) {
+            let (Some(to_tc), Some(to_prio)) = (&i.dscp_to_tc, &i.tc_to_pfc_priority) else {
+                continue;
+            };
+            let set: Vec<u8> = (0u8..64)
+                .filter(|dscp| {
+                    to_tc
+                        .value
+                        .get(*dscp as usize)
+                        .and_then(|tc| to_prio.value.get(*tc as usize))
+                        .is_some_and(|p| lossless.contains(p))
+                })
+                .collect();
+            out.insert((d.name.clone(), i.name.clone()), set);
+        }
+    }
+    out
 }
 
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
@@ -70,10 +125,16 @@ pub fn apply_to_copy(
     }
     copy_tree(snapshot, out)?;
     let mut not_merged = Vec::new();
+    let mut run_on_device = Vec::new();
     let mut targeted: Vec<Target> = Vec::new();
     for d in &plan.devices {
         let Some(cfg) = &d.config else {
-            not_merged.push((d.device.clone(), "no config file in configs/".into()));
+            if d.platform == "linux" {
+                // A host has no config file: its steps are commands to run on it.
+                run_on_device.push((d.device.clone(), d.steps.len()));
+            } else {
+                not_merged.push((d.device.clone(), "no config file in configs/".into()));
+            }
             continue;
         };
         let Some(merge) = templates
@@ -132,6 +193,27 @@ pub fn apply_to_copy(
         .into_iter()
         .filter(|f| f.severity == Severity::Error)
         .collect();
+    let roce_dscp = after
+        .fabric
+        .policy
+        .get("roce_dscp")
+        .and_then(|v| v.as_u64())
+        .and_then(|v| u8::try_from(v).ok());
+    let was = lossless_dscps(before);
+    let mut lossless_besides_roce = Vec::new();
+    for ((device, interface), now) in lossless_dscps(&after) {
+        let changed = was
+            .get(&(device.clone(), interface.clone()))
+            .is_some_and(|w| *w != now);
+        let extra: Vec<u8> = now.into_iter().filter(|x| Some(*x) != roce_dscp).collect();
+        if changed && !extra.is_empty() {
+            lossless_besides_roce.push(LosslessExtra {
+                device,
+                interface,
+                dscp: extra,
+            });
+        }
+    }
     Ok(Outcome {
         schema: "fabric-audit/remediation-apply/v1",
         out: out.display().to_string(),
@@ -139,6 +221,8 @@ pub fn apply_to_copy(
         not_fixed,
         new_errors,
         not_merged,
+        run_on_device,
+        lossless_besides_roce,
     })
 }
 
@@ -171,5 +255,24 @@ pub fn text(o: &Outcome) -> String {
     for (d, e) in &o.not_merged {
         s.push_str(&format!("  NOT MERGED {d}: {e}\n"));
     }
+    for x in &o.lossless_besides_roce {
+        let list: Vec<String> = x.dscp.iter().map(u8::to_string).collect();
+        s.push_str(&format!(
+            "  STILL LOSSLESS {}:{}: DSCP {} besides RoCE's, after the fix changed its classification\n",
+            x.device,
+            x.interface,
+            list.join(", ")
+        ));
+    }
+    for (d, n) in &o.run_on_device {
+        s.push_str(&format!(
+            "  RUN ON HOST {d}: {n} step(s) are commands to run on the host (not a config file): not applied to the copy\n"
+        ));
+    }
+    s.push_str(if o.ok() {
+        "Result: every fix merged into the copy cleared its findings, and no new error appeared.\n"
+    } else {
+        "Result: the copy is not clean (see above).\n"
+    });
     s
 }

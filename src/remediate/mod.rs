@@ -247,7 +247,13 @@ fn render(p: &spec::Platform, fix: &spec::Fix, ctx: minijinja::Value) -> Rendere
             if lines.is_empty() {
                 Rendered::Nothing
             } else {
-                Rendered::Snippet(lines.join("\n") + "\n")
+                let mut s = lines.join("\n") + "\n";
+                if let Some(cmd) = &p.persist {
+                    s.push_str(&format!(
+                        "# persist once checked: {cmd} (without it a reboot or config reload undoes this)\n"
+                    ));
+                }
+                Rendered::Snippet(s)
             }
         }
         Err(e) => {
@@ -375,7 +381,8 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) 
             ("withheld", Some(p), r)
         } else if let Some((p, r)) = no_fix.into_iter().next() {
             ("no_fix", Some(p), r)
-        } else if f.severity < Severity::Error {
+        } else if f.severity < Severity::Warning {
+            // Info findings are not faults to fix; errors and warnings are all listed.
             continue;
         } else if nothing {
             (
@@ -446,6 +453,7 @@ pub fn attach(a: &mut Audit, rules: &RuleSet, snapshot: &Path, templates: &Templ
                         platform: d.platform.clone(),
                         snippet: s.snippet.clone(),
                         safety: s.safety.as_str().to_string(),
+                        device: (d.device != f.device).then(|| d.device.clone()),
                     });
                 }
             }
@@ -496,8 +504,9 @@ pub fn text(p: &Plan) -> String {
         out.push_str("No snippet for:\n");
         for w in &p.withheld {
             out.push_str(&format!(
-                "  {} [{}{}]: {}\n",
+                "  {} ({}) [{}{}]: no automatic fix: {}\n",
                 w.finding.label(),
+                w.finding.severity.as_str(),
                 w.kind,
                 w.platform
                     .as_deref()

@@ -31,6 +31,10 @@ struct FileSpec {
     /// fix on one end can tell whether the other end can follow.
     #[serde(default)]
     max_ip_mtu: Option<u32>,
+    /// The command that makes a running change survive a reboot or a config reload (SONiC:
+    /// `config save -y`), told at the end of every snippet of the platform.
+    #[serde(default)]
+    persist: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -114,6 +118,8 @@ pub struct Platform {
     pub fixes: BTreeMap<String, Vec<Fix>>,
     pub no_fix: BTreeMap<String, String>,
     pub max_ip_mtu: Option<u32>,
+    /// See `persist` in the template file.
+    pub persist: Option<String>,
     pub env: Environment<'static>,
 }
 
@@ -272,6 +278,7 @@ fn compile(path: &str, text: &str) -> Result<Platform, Vec<String>> {
         fixes,
         no_fix,
         max_ip_mtu: spec.max_ip_mtu,
+        persist: spec.persist,
         env,
     })
 }

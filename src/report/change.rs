@@ -58,14 +58,27 @@ pub fn text(r: &Review) -> String {
         if fs.is_empty() {
             continue;
         }
-        let mut t = table(vec!["severity", "rule", "device", "interface", "message"]);
+        let mut t = table(vec![
+            "severity",
+            "rule",
+            "device",
+            "interface",
+            "message",
+            "source",
+        ]);
         for f in fs.iter() {
+            let source = match (r.source_path(f), Review::source_line(f)) {
+                (Some(p), Some(l)) => format!("{p}:{l}"),
+                (Some(p), None) => p,
+                _ => String::new(),
+            };
             t.add_row(vec![
                 cell(f.severity.as_str()),
                 cell(&f.rule),
                 cell(&f.device),
                 cell(f.interface.as_deref().unwrap_or("")),
                 cell(&f.message),
+                cell(&source),
             ]);
         }
         out.push_str(&format!("{title}:\n{t}\n"));

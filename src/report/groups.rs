@@ -263,6 +263,7 @@ mod tests {
                 platform: "nxos".into(),
                 snippet: fix.into(),
                 safety: "safe".into(),
+                device: None,
             }),
         }
     }

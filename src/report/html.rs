@@ -288,8 +288,12 @@ fn row_start(s: &mut String, f: &Finding, class: &str) {
     if let Some(fix) = &f.remediation {
         let _ = write!(
             s,
-            "<div class=\"fix\">fix ({}):<pre>{}</pre></div>",
+            "<div class=\"fix\">fix ({}{}):<pre>{}</pre></div>",
             esc(&fix.platform),
+            fix.device
+                .as_deref()
+                .map(|d| format!(", on {}", esc(d)))
+                .unwrap_or_default(),
             esc(&fix.snippet)
         );
     }

@@ -44,6 +44,12 @@ pub struct Review<'a> {
     pub unchanged: Vec<Finding>,
     /// Findings a waiver accepts, new or not: listed apart, never failing.
     pub waived: Vec<Waived>,
+    /// The folder the findings' source files are relative to, as named from the working
+    /// directory (the snapshot folder the user gave): with it, the paths CI formats write
+    /// (SARIF, GitHub annotations, JUnit, Markdown) open from the working directory, not
+    /// from inside the snapshot. None: paths stay relative to the snapshot. A git review
+    /// ignores it (its paths are relative to the repository root).
+    pub root: Option<String>,
 }
 
 impl<'a> Review<'a> {
@@ -58,7 +64,15 @@ impl<'a> Review<'a> {
             fixed: Vec::new(),
             unchanged: Vec::new(),
             waived: audit.waived.clone(),
+            root: None,
         }
+    }
+
+    /// The same review, its source paths given relative to the working directory through
+    /// `root` (the snapshot folder as the user named it).
+    pub fn with_root(mut self, root: &str) -> Review<'a> {
+        self.root = Some(root.to_string());
+        self
     }
 
     /// True when two states were compared (diff, review), false for a plain audit.
@@ -70,13 +84,43 @@ impl<'a> Review<'a> {
     /// repository root for a git review (the snapshot folder, then the file), relative to the
     /// snapshot folder otherwise. None when the finding cites no file.
     pub fn source_path(&self, f: &Finding) -> Option<String> {
-        let file = f.source.as_ref()?.file.trim_start_matches("./");
-        Some(match &self.scope {
-            Scope::Git { path, .. } if path != "." && !path.is_empty() => {
+        Some(self.path_of(&f.source.as_ref()?.file))
+    }
+
+    /// A snapshot-relative file as a CI system wants it (see [`Review::source_path`]).
+    pub fn path_of(&self, file: &str) -> String {
+        let file = file.trim_start_matches("./");
+        match (&self.scope, &self.root) {
+            (Scope::Git { path, .. }, _) if path != "." && !path.is_empty() => {
                 format!("{}/{file}", path.trim_end_matches('/'))
             }
-            _ => file.to_string(),
-        })
+            (Scope::Git { .. }, _) | (_, None) => file.to_string(),
+            (_, Some(root)) => relative_to_cwd(&std::path::Path::new(root).join(file)),
+        }
+    }
+
+    /// Where a finding is in the files: its source, or else the file that holds its device's
+    /// configuration (the first file of the device when it has no config), or for a
+    /// fabric-wide finding, the first file of the snapshot. Code scanning (SARIF) rejects a
+    /// result without a physical location. The line is None when the finding cites none.
+    pub fn location(&self, f: &Finding) -> Option<(String, Option<u32>)> {
+        if let Some(p) = self.source_path(f) {
+            return Some((p, Self::source_line(f)));
+        }
+        let fabric = &self.audit.fabric;
+        let files = |d: &crate::model::Device| -> Option<String> {
+            d.parse
+                .iter()
+                .find(|p| p.command == "config")
+                .or_else(|| d.parse.first())
+                .map(|p| p.file.clone())
+        };
+        let file = match fabric.devices.iter().find(|d| d.name == f.device) {
+            Some(d) => files(d),
+            None => None,
+        }
+        .or_else(|| fabric.devices.iter().find_map(files))?;
+        Some((self.path_of(&file), None))
     }
 
     /// The finding's source line, when it names one (line numbers start at 1).
@@ -129,6 +173,29 @@ impl<'a> Review<'a> {
                 count(&self.new, crate::finding::Severity::Info)
             )
         }
+    }
+}
+
+/// A path relative to the working directory when it lies under it, without `.` components;
+/// `/` separated.
+fn relative_to_cwd(p: &std::path::Path) -> String {
+    use std::path::Component;
+    let stripped = match std::env::current_dir() {
+        Ok(cwd) if p.is_absolute() => p.strip_prefix(&cwd).unwrap_or(p),
+        _ => p,
+    };
+    let parts: Vec<String> = stripped
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| match c {
+            Component::RootDir => String::new(),
+            c => c.as_os_str().to_string_lossy().into_owned(),
+        })
+        .collect();
+    match parts.as_slice() {
+        [] => ".".to_string(),
+        [first, rest @ ..] if first.is_empty() => format!("/{}", rest.join("/")),
+        _ => parts.join("/"),
     }
 }
 

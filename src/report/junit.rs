@@ -6,7 +6,9 @@
 //! What fails: a new *error* finding (for a plain audit, any error finding) is a `<failure>`
 //! whose body lists every such message of that rule on that device. New warnings and infos,
 //! unchanged and fixed findings make passing cases that carry their messages in
-//! `<system-out>`. A case whose findings are all waived is `<skipped>` with the waiver. Rules
+//! `<system-out>`. A case whose findings are all waived or undecided (the rule could not
+//! decide: its input was not collected, or the platform never provides it) is `<skipped>`,
+//! saying why; an undecided check never shows as passed. Rules
 //! that checked objects and found nothing get one passing case each, so a clean fabric shows a
 //! green suite rather than an empty file.
 
@@ -20,7 +22,10 @@ struct Case {
     failures: Vec<String>,
     notes: Vec<String>,
     waived: Vec<String>,
-    /// True when the case holds anything besides waived findings.
+    /// Checks that could not decide (their input was not collected, or the platform never
+    /// provides it).
+    undecided: Vec<String>,
+    /// True when the case holds anything besides waived and undecided findings.
     other: bool,
 }
 
@@ -67,6 +72,11 @@ pub fn render(r: &Review) -> String {
     for f in &r.new {
         let line = describe(r, f);
         let c = entry(&mut cases, key(f), || title(f));
+        if f.undecided() {
+            // A check that could not decide neither passed nor failed: skipped, saying why.
+            c.undecided.push(line);
+            continue;
+        }
         c.other = true;
         if f.severity == Severity::Error {
             c.failures.push(line);
@@ -138,12 +148,21 @@ pub fn render(r: &Review) -> String {
                 )),
                 text(&c.failures.join("\n"))
             ));
-        } else if !c.other && !c.waived.is_empty() {
+        } else if !c.other && (!c.waived.is_empty() || !c.undecided.is_empty()) {
             s.3 += 1;
+            let why: Vec<String> = c
+                .undecided
+                .iter()
+                .map(|u| format!("could not decide: {u}"))
+                .chain(c.waived.iter().cloned())
+                .collect();
             s.0.push_str(&format!(
                 "      <skipped message=\"{}\"/>\n",
-                attr(&c.waived.join("; "))
+                attr(&why.join("; "))
             ));
+        } else if !c.undecided.is_empty() {
+            // Decided findings besides: the case stands on them, the undecided ones are told.
+            c_notes_undecided(&mut s.0, &c.undecided);
         }
         if !c.notes.is_empty() {
             s.0.push_str(&format!(
@@ -191,6 +210,18 @@ pub fn render(r: &Review) -> String {
 }
 
 type Key = (String, String, String);
+
+/// The undecided checks of a case that also has decided findings, as its `<system-err>`.
+fn c_notes_undecided(out: &mut String, undecided: &[String]) {
+    let lines: Vec<String> = undecided
+        .iter()
+        .map(|u| format!("could not decide: {u}"))
+        .collect();
+    out.push_str(&format!(
+        "      <system-err>{}</system-err>\n",
+        text(&lines.join("\n"))
+    ));
+}
 
 fn entry(cases: &mut BTreeMap<Key, Case>, key: Key, title: impl FnOnce() -> String) -> &mut Case {
     let c = cases.entry(key).or_default();

@@ -10,8 +10,8 @@ use crate::finding::{Finding, Severity};
 /// GitHub comments hold at most 65536 characters; leave room for a wrapper.
 pub const MAX_BYTES: usize = 60_000;
 
-/// Room kept for the closing note.
-const NOTE_ROOM: usize = 200;
+/// Room kept for the closing note (its per-rule totals included).
+const NOTE_ROOM: usize = 600;
 
 pub fn render(r: &Review) -> String {
     render_bounded(r, MAX_BYTES)
@@ -20,91 +20,172 @@ pub fn render(r: &Review) -> String {
 /// One finding row of a class table, and what the row's section shows below the table.
 struct Row {
     cells: Vec<String>,
-    remedy: String,
+    rule: String,
+    severity: Severity,
+}
+
+/// A `<details>` block: one device's findings of one severity (the findings sections are spent
+/// errors first), and the fixes to apply on that device, each naming the finding it fixes
+/// (a link's finding may be fixed at the other end: its fix is under that device).
+struct Block {
+    device: String,
+    severity: Option<Severity>,
+    rows: Vec<Row>,
+    /// (labels of the findings fixed, the fenced snippet, applied at a link's other end).
+    fixes: Vec<(Vec<String>, String, bool)>,
+    remedies: Vec<String>,
 }
 
 struct Section {
     title: String,
     open: bool,
     header: &'static [&'static str],
-    /// (device, rows) in finding order.
-    devices: Vec<(String, Vec<Row>)>,
+    blocks: Vec<Block>,
 }
 
-/// Render with a size bound in bytes (the note of findings left out included).
+/// Render with a size bound in bytes (the note of findings left out included). The budget is
+/// spent worst first: every device's errors, then warnings, then infos; what does not fit is
+/// cut between rows and counted per severity and rule in the closing note.
 pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
     let mut out = format!("### fabric-audit: {}\n\n", text(&r.headline()));
     out.push_str(&counts_table(r));
     out.push_str(&causes_list(r, max_bytes / 5));
     let mut shown_any = false;
-    let mut omitted = 0usize;
+    let mut cut: Vec<(Severity, String)> = Vec::new();
+    let room = NOTE_ROOM.min(max_bytes / 4);
     for s in sections(r) {
-        let total: usize = s.devices.iter().map(|d| d.1.len()).sum();
-        if omitted > 0 {
-            omitted += total;
-            continue;
-        }
+        let total: usize = s.blocks.iter().map(|b| b.rows.len()).sum();
         let heading = format!("#### {} ({total})\n\n", s.title);
-        if out.len() + heading.len() + NOTE_ROOM > max_bytes {
-            omitted += total;
+        if !cut.is_empty() || out.len() + heading.len() + room > max_bytes {
+            cut.extend(
+                s.blocks
+                    .iter()
+                    .flat_map(|b| b.rows.iter().map(|r| (r.severity, r.rule.clone()))),
+            );
             continue;
         }
         out.push_str(&heading);
-        for (device, rows) in s.devices {
-            if omitted > 0 {
-                omitted += rows.len();
+        for b in s.blocks {
+            if !cut.is_empty() {
+                cut.extend(b.rows.iter().map(|r| (r.severity, r.rule.clone())));
                 continue;
             }
-            let n = rows.len();
-            let head = format!(
-                "<details{}><summary>{} ({n})</summary>\n\n{}\n{}\n",
-                if s.open { " open" } else { "" },
-                text(&device),
-                table_line(s.header.iter().map(|h| h.to_string())),
-                table_line(s.header.iter().map(|_| "---".to_string())),
+            let n = b.rows.len();
+            let label = match b.severity {
+                Some(sev) if n > 0 => format!("{} ({n} {})", text(&b.device), sev.as_str()),
+                _ if n > 0 => format!("{} ({n})", text(&b.device)),
+                _ => format!("{} (fixes for findings of other devices)", text(&b.device)),
+            };
+            let open = s.open && b.severity.is_none_or(|sev| sev == Severity::Error);
+            let mut head = format!(
+                "<details{}><summary>{label}</summary>\n\n",
+                if open { " open" } else { "" },
             );
+            if n > 0 {
+                head.push_str(&format!(
+                    "{}\n{}\n",
+                    table_line(s.header.iter().map(|h| h.to_string())),
+                    table_line(s.header.iter().map(|_| "---".to_string())),
+                ));
+            }
             let foot = "\n</details>\n\n";
             let mut body = String::new();
-            let mut remedies = String::new();
             let mut fitted = 0;
-            for row in &rows {
+            for row in &b.rows {
                 let line = table_line(row.cells.iter().cloned()) + "\n";
-                let size = out.len()
-                    + head.len()
-                    + body.len()
-                    + line.len()
-                    + remedies.len()
-                    + row.remedy.len()
-                    + foot.len()
-                    + NOTE_ROOM;
-                if size > max_bytes {
+                if out.len() + head.len() + body.len() + line.len() + foot.len() + room > max_bytes
+                {
                     break;
                 }
                 body.push_str(&line);
-                remedies.push_str(&row.remedy);
                 fitted += 1;
             }
-            omitted += n - fitted;
-            if fitted > 0 {
+            cut.extend(
+                b.rows[fitted..]
+                    .iter()
+                    .map(|r| (r.severity, r.rule.clone())),
+            );
+            // The fixes of the block, as many as fit whole.
+            let mut remedies = String::new();
+            for m in &b.remedies {
+                if out.len()
+                    + head.len()
+                    + body.len()
+                    + remedies.len()
+                    + m.len()
+                    + foot.len()
+                    + room
+                    > max_bytes
+                {
+                    break;
+                }
+                remedies.push_str(m);
+            }
+            if fitted > 0 || !remedies.is_empty() {
                 out.push_str(&head);
                 out.push_str(&body);
                 if !remedies.is_empty() {
-                    out.push('\n');
+                    if fitted > 0 {
+                        out.push('\n');
+                    }
                     out.push_str(&remedies);
                 }
                 out.push_str(foot);
-                shown_any = true;
+                shown_any |= fitted > 0;
             }
         }
     }
-    if omitted > 0 {
-        out.push_str(&format!(
-            "… {omitted} more finding{} not shown (see the JSON report)\n",
-            if omitted == 1 { "" } else { "s" }
-        ));
+    if !cut.is_empty() {
+        out.push_str(&cut_note(&cut, room));
     } else if !shown_any {
         out.push_str("No findings.\n");
     }
+    out
+}
+
+/// "… 1698 more findings not shown (see the JSON report): 1200 error (PFC003 ×800, ECN001
+/// ×400), 498 warning (ECN002 ×498)", within `room` bytes (rules past it are counted as
+/// "N more rules").
+fn cut_note(cut: &[(Severity, String)], room: usize) -> String {
+    let n = cut.len();
+    let mut out = format!(
+        "… {n} more finding{} not shown (see the JSON report)",
+        if n == 1 { "" } else { "s" }
+    );
+    let mut per: std::collections::BTreeMap<(std::cmp::Reverse<Severity>, String), usize> =
+        Default::default();
+    for (sev, rule) in cut {
+        *per.entry((std::cmp::Reverse(*sev), rule.clone()))
+            .or_default() += 1;
+    }
+    let mut parts: Vec<String> = Vec::new();
+    for sev in [Severity::Error, Severity::Warning, Severity::Info] {
+        let mut rules: Vec<(&String, usize)> = per
+            .iter()
+            .filter(|((s, _), _)| s.0 == sev)
+            .map(|((_, r), k)| (r, *k))
+            .collect();
+        if rules.is_empty() {
+            continue;
+        }
+        rules.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        let total: usize = rules.iter().map(|x| x.1).sum();
+        let list: Vec<String> = rules
+            .iter()
+            .map(|(r, k)| format!("{} ×{k}", text(r)))
+            .collect();
+        parts.push(format!("{total} {} ({})", sev.as_str(), list.join(", ")));
+    }
+    let full = format!("{out}: {}\n", parts.join(", "));
+    if full.len() <= room {
+        return full;
+    }
+    // Too long: the totals per severity only.
+    let short: Vec<String> = parts
+        .iter()
+        .map(|p| p.split(" (").next().unwrap_or(p).to_string())
+        .collect();
+    out.push_str(&format!(": {}\n", short.join(", ")));
     out
 }
 
@@ -229,32 +310,89 @@ const WAIVED_HEADER: &[&str] = &[
 ];
 
 fn sections(r: &Review) -> Vec<Section> {
-    let finding_row = |f: &Finding| Row {
-        cells: finding_cells(r, f),
-        remedy: remedy(f),
+    let row = |f: &Finding, cells: Vec<String>| Row {
+        cells,
+        rule: f.rule.clone(),
+        severity: f.severity,
     };
-    let by_device = |rows: Vec<(&Finding, Row)>| {
-        let mut out: Vec<(String, Vec<Row>)> = Vec::new();
-        for (f, row) in rows {
-            match out.iter_mut().find(|(d, _)| *d == f.device) {
-                Some((_, v)) => v.push(row),
-                None => out.push((f.device.clone(), vec![row])),
+    // Worst first: (severity, device) blocks in report order; each finding's fix under the
+    // device it is applied on.
+    let blocks = |fs: Vec<(&Finding, Vec<String>)>, by_severity: bool| -> Vec<Block> {
+        let mut fs = fs;
+        fs.sort_by(|a, b| super::groups::worst_first(a.0, b.0));
+        let mut out: Vec<Block> = Vec::new();
+        let slot = |out: &mut Vec<Block>, device: &str, sev: Option<Severity>| -> usize {
+            match out
+                .iter()
+                .position(|b| b.device == device && b.severity == sev)
+            {
+                Some(k) => k,
+                None => {
+                    out.push(Block {
+                        device: device.to_string(),
+                        severity: sev,
+                        rows: Vec::new(),
+                        fixes: Vec::new(),
+                        remedies: Vec::new(),
+                    });
+                    out.len() - 1
+                }
             }
+        };
+        for (f, cells) in fs {
+            let sev = by_severity.then_some(f.severity);
+            let k = slot(&mut out, &f.device, sev);
+            out[k].rows.push(row(f, cells));
+            let Some((label, block)) = remedy(r, f) else {
+                continue;
+            };
+            let on = f
+                .remediation
+                .as_ref()
+                .and_then(|x| x.device.as_deref())
+                .unwrap_or(&f.device);
+            let other = on != f.device;
+            let k = slot(&mut out, on, sev);
+            match out[k]
+                .fixes
+                .iter_mut()
+                .find(|x| x.1 == block && x.2 == other)
+            {
+                Some(x) => x.0.push(label),
+                None => out[k].fixes.push((vec![label], block, other)),
+            }
+        }
+        for b in &mut out {
+            b.remedies = b
+                .fixes
+                .iter()
+                .map(|(labels, block, other)| remedy_text(labels, block, &b.device, *other))
+                .collect();
         }
         out
     };
+    fn cells<'f>(r: &Review, f: &'f Finding) -> (&'f Finding, Vec<String>) {
+        (f, finding_cells(r, f))
+    }
     let mut out = vec![Section {
         title: if r.is_change() { "New" } else { "Findings" }.into(),
         open: true,
         header: FINDING_HEADER,
-        devices: by_device(r.new.iter().map(|f| (f, finding_row(f))).collect()),
+        blocks: blocks(r.new.iter().map(|f| cells(r, f)).collect(), true),
     }];
     if !r.fixed.is_empty() {
         out.push(Section {
             title: "Fixed".into(),
             open: false,
             header: FINDING_HEADER,
-            devices: by_device(r.fixed.iter().map(|f| (f, finding_row(f))).collect()),
+            blocks: blocks(r.fixed.iter().map(|f| cells(r, f)).collect(), false)
+                .into_iter()
+                .map(|mut b| {
+                    b.remedies.clear();
+                    b
+                })
+                .filter(|b| !b.rows.is_empty())
+                .collect(),
         });
     }
     if !r.waived.is_empty() {
@@ -271,23 +409,24 @@ fn sections(r: &Review) -> Vec<Section> {
                     text(&w.waiver.expires),
                     text(&format!("{}:{}", w.waiver.file, w.waiver.line)),
                 ]);
-                (
-                    f,
-                    Row {
-                        cells,
-                        remedy: String::new(),
-                    },
-                )
+                (f, cells)
             })
             .collect();
         out.push(Section {
             title: "Waived (not failing)".into(),
             open: false,
             header: WAIVED_HEADER,
-            devices: by_device(rows),
+            blocks: blocks(rows, false)
+                .into_iter()
+                .map(|mut b| {
+                    b.remedies.clear();
+                    b
+                })
+                .filter(|b| !b.rows.is_empty())
+                .collect(),
         });
     }
-    out.retain(|s| !s.devices.is_empty());
+    out.retain(|s| !s.blocks.is_empty());
     out
 }
 
@@ -317,12 +456,11 @@ fn table_line(cells: impl Iterator<Item = String>) -> String {
     s
 }
 
-/// A remediation snippet as a fenced code block, its fence longer than any backtick run in it
-/// and its language hint the platform (letters, digits, `-`, `_` only).
-fn remedy(f: &Finding) -> String {
-    let Some(rem) = &f.remediation else {
-        return String::new();
-    };
+/// A finding's fix: the label of the finding it fixes and the snippet as a fenced code block,
+/// its fence longer than any backtick run in it and its language hint the platform (letters,
+/// digits, `-`, `_` only).
+fn remedy(r: &Review, f: &Finding) -> Option<(String, String)> {
+    let rem = f.remediation.as_ref()?;
     let mut longest = 0;
     let mut run = 0;
     for c in rem.snippet.chars() {
@@ -336,16 +474,47 @@ fn remedy(f: &Finding) -> String {
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
         .collect();
     let body = rem.snippet.trim_end_matches(['\n', '\r']);
-    format!(
-        "{} {}:\n\n{fence}{lang}\n{body}\n{fence}\n\n",
-        text(&f.rule),
-        text(&format!(
-            "{} {}",
-            f.device,
-            f.interface.as_deref().unwrap_or("")
-        ))
-        .trim_end()
-    )
+    let label = text(&format!(
+        "{} {} {}",
+        f.rule,
+        f.device,
+        f.interface.as_deref().unwrap_or("")
+    ))
+    .trim_end()
+    .to_string();
+    let mut block = format!("{fence}{lang}\n{body}\n{fence}\n\n");
+    // A fix that is one line of the changed file: the replacement of that line, as a GitHub
+    // suggestion (a review comment on the line applies it in one click).
+    if let Some(sugg) = f.evidence.get("suggestion").and_then(|v| v.as_str())
+        && let (Some(p), Some(l)) = (r.source_path(f), Review::source_line(f))
+        && !sugg.contains(['\n', '\r'])
+    {
+        let fence = "`".repeat(
+            sugg.split(|c| c != '`')
+                .map(str::len)
+                .max()
+                .unwrap_or(0)
+                .max(2)
+                + 1,
+        );
+        block.push_str(&format!(
+            "Suggested change of {}:\n\n{fence}suggestion\n{sugg}\n{fence}\n\n",
+            text(&format!("{p}:{l}"))
+        ));
+    }
+    Some((label, block))
+}
+
+/// One snippet and the findings it fixes: "Fixes DSCP002 spine1 Ethernet1/1, PFC008 spine1
+/// Ethernet1/1:", or for a fix applied at a link's other end, "... — apply on leaf1 (the
+/// other end of the link):".
+fn remedy_text(labels: &[String], block: &str, device: &str, on_other_end: bool) -> String {
+    let on = if on_other_end {
+        format!(" — apply on {} (the other end of the link)", text(device))
+    } else {
+        String::new()
+    };
+    format!("Fixes {}{on}:\n\n{block}", labels.join(", "))
 }
 
 /// Escape a string that came from a device or a snapshot for a Markdown table cell or a line of

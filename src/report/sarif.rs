@@ -151,9 +151,11 @@ fn result(r: &Review, f: &Finding, rule_index: Option<usize>, fingerprint: &str)
         }));
     }
     let mut location = json!({ "logicalLocations": logical });
-    if let Some(path) = r.source_path(f) {
+    // Every result has a physical location (code scanning rejects one without): the line the
+    // finding cites, else its device's configuration file.
+    if let Some((path, line)) = r.location(f) {
         let mut physical = json!({ "artifactLocation": { "uri": uri(&path) } });
-        if let Some(line) = Review::source_line(f) {
+        if let Some(line) = line {
             physical["region"] = json!({ "startLine": line });
         }
         location["physicalLocation"] = physical;
@@ -204,9 +206,13 @@ fn fingerprints(fs: &[&Finding]) -> Vec<String> {
 }
 
 /// A relative path as a URI reference: everything but unreserved characters and `/`
-/// percent-encoded.
+/// percent-encoded; an absolute path (a snapshot outside the working directory) as a `file:`
+/// URI.
 fn uri(path: &str) -> String {
     let mut out = String::new();
+    if path.starts_with('/') {
+        out.push_str("file://");
+    }
     for b in path.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
             out.push(b as char);

@@ -127,3 +127,65 @@ pub fn export(repo: &Path, rev: &str, path: &str) -> Result<Tree> {
     }
     Ok(tree)
 }
+
+/// The lines of each file of the snapshot folder `path` that the change `base..head` added or
+/// rewrote, numbered as in `head` (a pure deletion counts as the line after it), keyed by the
+/// file's path inside the snapshot folder.
+pub fn changed_lines(
+    repo: &Path,
+    base: &str,
+    head: &str,
+    path: &str,
+) -> Result<std::collections::BTreeMap<String, Vec<u32>>> {
+    let out = git(repo)
+        .args([
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "-U0",
+            base,
+            head,
+            "--",
+        ])
+        .arg(path)
+        .stderr(Stdio::piped())
+        .output()
+        .with_context(|| format!("cannot run git diff in {}", repo.display()))?;
+    if !out.status.success() {
+        bail!(
+            "git diff {base} {head}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let prefix = match path.trim_matches('/') {
+        "" | "." => String::new(),
+        p => format!("{p}/"),
+    };
+    let mut files: std::collections::BTreeMap<String, Vec<u32>> = Default::default();
+    let mut current: Option<String> = None;
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        if let Some(f) = line.strip_prefix("+++ ") {
+            current = f
+                .strip_prefix("b/")
+                .map(|f| f.strip_prefix(prefix.as_str()).unwrap_or(f).to_string());
+            continue;
+        }
+        let (Some(file), Some(h)) = (&current, line.strip_prefix("@@ ")) else {
+            continue;
+        };
+        // "@@ -a,b +c,d @@": the head side is +c,d (d absent: 1; d = 0: a deletion after c).
+        let Some(plus) = h.split_whitespace().find(|w| w.starts_with('+')) else {
+            continue;
+        };
+        let mut it = plus[1..].split(',');
+        let start: u32 = it.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+        let count: u32 = it.next().and_then(|s| s.parse().ok()).unwrap_or(1);
+        let lines = files.entry(file.clone()).or_default();
+        if count == 0 {
+            lines.push(start.saturating_add(1).max(1));
+        } else {
+            lines.extend(start..start.saturating_add(count));
+        }
+    }
+    Ok(files)
+}

@@ -12,6 +12,7 @@ pub use crate::report::input::{Review, Scope, count};
 
 use crate::audit::Audit;
 use crate::finding::Finding;
+use std::collections::BTreeMap;
 
 impl<'a> Review<'a> {
     /// Compare two audits. Waived findings take part in the matching (so waiving a finding
@@ -33,6 +34,86 @@ impl<'a> Review<'a> {
             fixed: d.fixed,
             unchanged: d.unchanged.into_iter().filter(|f| !waived(f)).collect(),
             waived: after.waived.clone(),
+            root: None,
         }
     }
+}
+
+impl Review<'_> {
+    /// Point each new finding at the line of the change that made it: a new finding whose cited
+    /// line the change did not touch, in a file the change did touch, is moved to the nearest
+    /// changed line of that file (a CI system shows an annotation only on the lines of the
+    /// diff; the line that defines the faulty value is the changed one, not the
+    /// `service-policy` that binds it). The line first cited is kept as evidence `cited_line`.
+    /// `changed`: per snapshot-relative file, the head lines the change added or rewrote;
+    /// `head_text` reads a file of the head tree, for [`suggest`].
+    pub fn anchor_to_change(
+        &mut self,
+        changed: &BTreeMap<String, Vec<u32>>,
+        head_text: &dyn Fn(&str) -> Option<String>,
+    ) {
+        for f in &mut self.new {
+            let Some(src) = f.source.as_mut() else {
+                continue;
+            };
+            let Some(lines) = changed.get(src.file.trim_start_matches("./")) else {
+                continue;
+            };
+            if src.line > 0 && !lines.contains(&src.line) {
+                let Some(&near) = lines.iter().min_by_key(|l| l.abs_diff(src.line)) else {
+                    continue;
+                };
+                f.evidence
+                    .insert("cited_line".into(), serde_json::json!(src.line));
+                src.line = near;
+            }
+            if let Some(text) = head_text(&src.file)
+                && let Some(s) = suggest(f, &text)
+            {
+                f.evidence.insert("suggestion".into(), serde_json::json!(s));
+            }
+        }
+    }
+}
+
+/// The one line a finding's fix changes in its file, as a replacement of the finding's (changed)
+/// line: a GitHub suggestion. There is one when the fix's snippet, less the lines the file
+/// already has, is one new line `L` (plus at most a `no X` of the finding's own line), and `L`
+/// replaces the finding's line: the snippet says `no` to it, or both start with the same word
+/// and differ in the value (`mtu 9100` → `mtu 9216`). The suggestion keeps the line's indent.
+pub fn suggest(f: &Finding, file_text: &str) -> Option<String> {
+    let rem = f.remediation.as_ref()?;
+    if rem.device.is_some() {
+        return None;
+    }
+    let line_no = f.source.as_ref()?.line as usize;
+    let current = file_text.lines().nth(line_no.checked_sub(1)?)?;
+    let cur = current.trim();
+    if cur.is_empty() {
+        return None;
+    }
+    let present: std::collections::BTreeSet<&str> = file_text.lines().map(str::trim).collect();
+    let mut new_lines = Vec::new();
+    let mut says_no = false;
+    for l in rem.snippet.lines().map(str::trim) {
+        if l.is_empty() || l.starts_with('#') || l.starts_with('!') || present.contains(l) {
+            continue;
+        }
+        if l.strip_prefix("no ") == Some(cur) {
+            says_no = true;
+            continue;
+        }
+        new_lines.push(l);
+    }
+    let [new] = new_lines.as_slice() else {
+        return None;
+    };
+    let first = |s: &str| s.split_whitespace().next().map(str::to_string);
+    let same_key = first(new) == first(cur)
+        && new.split_whitespace().count() == cur.split_whitespace().count();
+    if !(says_no || same_key) {
+        return None;
+    }
+    let indent = &current[..current.len() - current.trim_start().len()];
+    Some(format!("{indent}{new}"))
 }

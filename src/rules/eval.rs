@@ -133,18 +133,22 @@ fn roce_queue_settings(
             let (Some(min), Some(max)) = (get("min_bytes"), get("max_bytes")) else {
                 continue;
             };
+            // Unknown values are said so in words, never as a placeholder character.
             let p = get("max_probability_pct")
-                .map(|v| v.to_string())
-                .unwrap_or_else(|| "?".into());
+                .map(|v| format!("pmax {v}%"))
+                .unwrap_or_else(|| "pmax not stated".into());
             let speed = i.get_attr("speed_gbps").ok().filter(|v| !v.is_undefined());
-            let speed = speed.map(|v| v.to_string()).unwrap_or_else(|| "?".into());
+            let group = match speed {
+                Some(v) => format!("{role}/{v}G"),
+                None => format!("{role}/unknown-speed"),
+            };
             let mut m = BTreeMap::new();
             m.insert("device", d.get_attr("name")?);
             m.insert("interface", i.get_attr("name")?);
-            m.insert("group", Value::from(format!("{role}/{speed}G")));
+            m.insert("group", Value::from(group));
             m.insert(
                 "setting",
-                Value::from(format!("min {min} B, max {max} B, pmax {p}%")),
+                Value::from(format!("min {min} B, max {max} B, {p}")),
             );
             out.push(Value::from(m));
         }

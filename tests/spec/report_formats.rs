@@ -276,6 +276,7 @@ fn markdown_neutralises_device_strings_and_bounds_its_size() {
         platform: "sonic".into(),
         snippet: snippet.into(),
         safety: "safe".into(),
+        device: None,
     });
     r.new = vec![f];
     r.waived.clear();
@@ -320,9 +321,9 @@ fn markdown_neutralises_device_strings_and_bounds_its_size() {
         let shown = md::rows(&d);
         assert!(!shown.is_empty() && shown.len() < 400);
         assert!(shown.iter().all(|r| r.len() == 6));
+        let cut = 400 - shown.len();
         let note = format!(
-            "… {} more findings not shown (see the JSON report)",
-            400 - shown.len()
+            "… {cut} more findings not shown (see the JSON report): {cut} error (PFC003 ×{cut})"
         );
         assert!(text.trim_end().ends_with(&note), "{note}\n{text}");
         assert_eq!(

@@ -12,7 +12,7 @@
 
 #[path = "../../benches/e2e/replicate.rs"]
 #[allow(dead_code)]
-mod replicate;
+pub(crate) mod replicate;
 
 use replicate::{Meta, replicate};
 use sha2::{Digest, Sha256};

@@ -189,6 +189,7 @@ fn hostile() -> Audit {
             platform: "sonic".into(),
             snippet: "config interface mtu Ethernet0 9216 </pre><script>x()</script>".into(),
             safety: "safe".into(),
+            device: None,
         }),
     };
     let waiver = fabric_audit::rules::waivers::parse(

@@ -1,0 +1,158 @@
+//! Issue 17, "What was seen" 5: messages are rendered from model values only. Every rule's
+//! message, on every bundled fixture fabric (audited through the CLI) and on every rule
+//! fixture case (which together make every rule fire), must hold no sentinel (`255` standing
+//! for "no priority", `-1` for "not declared"), no `?` standing for an unknown value, and no
+//! internal path of the rule engine (`i.pgs[pg].headroom_bytes`). A "could not decide" message
+//! says why the input is missing: not collected, not in the files read, or never provided by
+//! the platform.
+
+use crate::common;
+
+use regex::Regex;
+use serde_json::Value;
+use std::path::PathBuf;
+
+struct Checks {
+    sentinel: Regex,
+    minus_one: Regex,
+    internal: Regex,
+}
+
+impl Checks {
+    fn new() -> Checks {
+        Checks {
+            // 255 alone (not inside a number or a dotted address).
+            sentinel: Regex::new(r"(?:^|[^\d.])255(?:$|[^\d.])").unwrap(),
+            minus_one: Regex::new(r"(?:^|[\s(=,\[])-1(?:$|[^\d])").unwrap(),
+            // A rule-engine variable path: a short root, a dot, a field (`i.pgs[pg].x`,
+            // `x.xoff_bytes`, `policy.roce_dscp`).
+            // A rule-engine variable path: a short root not inside a word or a dotted name, a
+            // dot, then a field with an underscore, a subscript or a further field
+            // (`i.pgs[pg].headroom_bytes`, `x.xoff_bytes`, `i.watchdog.enabled`); quoted
+            // versions (`EOS-x.y`) and file names (`-p.txt`) are not.
+            internal: Regex::new(
+                r"(?:^|[^\w.\-])(?:i|d|x|a|b|h|s|ad|bd|l|p|q|pg|item|policy|param)\.[a-z]+(?:_[a-z_]+|\[[^\]]*\]|\.[a-z_]+)",
+            )
+            .unwrap(),
+        }
+    }
+
+    /// What is wrong with a message, if anything.
+    fn bad(&self, f: &Value) -> Option<String> {
+        let m = f["message"].as_str().unwrap_or("");
+        let why = if self.sentinel.is_match(m) {
+            "a sentinel 255"
+        } else if self.minus_one.is_match(m) {
+            "a sentinel -1"
+        } else if m.contains('?') {
+            "a literal ?"
+        } else if let Some(x) = self.internal.find(m) {
+            return Some(format!(
+                "internal path {:?}: {}",
+                x.as_str(),
+                common::describe(f)
+            ));
+        } else if f["evidence"]["undecided"] == true
+            && !f["evidence"]["missing"]
+                .as_array()
+                .is_none_or(|a| a.is_empty())
+            && ![
+                "not collected",
+                "never provides it",
+                "not in the files read",
+            ]
+            .iter()
+            .any(|w| m.contains(w))
+        {
+            "an undecided message that does not say why the input is missing"
+        } else {
+            return None;
+        };
+        Some(format!("{why}: {}", common::describe(f)))
+    }
+}
+
+fn fabrics() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(common::fixtures())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("configs").is_dir() || p.join("devices").is_dir())
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_message_on_every_bundled_fabric_is_rendered_from_model_values() {
+    let checks = Checks::new();
+    let mut bad = Vec::new();
+    let mut undecided = 0;
+    let list = fabrics();
+    assert!(list.len() >= 7, "{list:?}");
+    for snap in &list {
+        let out = common::fa(&[
+            "audit",
+            snap.to_str().unwrap(),
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ]);
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{}: {e}", snap.display()));
+        for f in v["findings"].as_array().unwrap() {
+            undecided += usize::from(f["evidence"]["undecided"] == true);
+            if let Some(b) = checks.bad(f) {
+                bad.push(format!("{}: {b}", snap.display()));
+            }
+        }
+    }
+    assert!(undecided > 0, "the fabrics exercise no undecided message");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn every_message_of_every_rule_fixture_case_is_rendered_from_model_values() {
+    let checks = Checks::new();
+    let cases = common::cases();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let bad = std::sync::Mutex::new(Vec::new());
+    let fired = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((_, path)) = cases.get(k) else { break };
+                    let tmp =
+                        std::env::temp_dir().join(format!("fa-msgcase-{}-{k}", std::process::id()));
+                    if common::build_case(path, &tmp).is_err() {
+                        continue;
+                    }
+                    let Ok(a) = fabric_audit::audit::run(&tmp, &Default::default()) else {
+                        let _ = std::fs::remove_dir_all(&tmp);
+                        continue;
+                    };
+                    let _ = std::fs::remove_dir_all(&tmp);
+                    let v = serde_json::to_value(&a.findings).unwrap();
+                    for f in v.as_array().unwrap() {
+                        fired
+                            .lock()
+                            .unwrap()
+                            .insert(f["rule"].as_str().unwrap_or("").to_string());
+                        if let Some(b) = checks.bad(f) {
+                            bad.lock().unwrap().push(format!("{}: {b}", path.display()));
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let bad = bad.into_inner().unwrap();
+    assert!(
+        fired.into_inner().unwrap().len() > 60,
+        "the cases fire too few rules to check their messages"
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
