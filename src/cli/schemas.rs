@@ -90,6 +90,9 @@ struct Remediation {
     snippet: String,
     /// safe | needs-review
     safety: String,
+    /// The device the fix goes on, when it is not the finding's own (the other end of a link).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    device: Option<String>,
 }
 
 /// One finding.

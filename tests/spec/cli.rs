@@ -411,8 +411,18 @@ fn host_without_dcqcn_sysfs_is_undecided_not_dcqcn_off() {
     );
     for f in ecn5 {
         assert_eq!(f["severity"], "info", "{f:#}");
+        // It names the missing field, and that it was not collected (not that DCQCN is off).
         assert!(
-            f["message"].as_str().unwrap_or("").contains("np_enable"),
+            f["evidence"]["missing_fields"]
+                .as_array()
+                .is_some_and(|m| m.iter().any(|x| x == "interfaces[].rdma.np_enable")),
+            "{f:#}"
+        );
+        assert!(
+            f["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("not collected"),
             "{f:#}"
         );
     }

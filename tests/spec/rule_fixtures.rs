@@ -46,6 +46,14 @@ fn run_case_in(
         }
     };
     let findings = serde_json::to_value(&a.findings).unwrap();
+    // Issue 17: every message of the case is rendered from model values.
+    let bad = crate::issue17_messages::bad_messages(&findings);
+    if !bad.is_empty() {
+        return (
+            Err(format!("{}: {}", path.display(), bad.join("\n"))),
+            a.passes,
+        );
+    }
     (check_hits(id, path, &case, &findings), a.passes)
 }
 

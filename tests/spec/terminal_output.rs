@@ -134,7 +134,7 @@ fn the_demo_prints_at_most_40_lines_summary_first_and_a_remediate_footer() {
         assert_eq!(
             *lines.last().unwrap(),
             format!(
-                "18 fixable: run `fabric-audit remediate {}`",
+                "19 fixable: run `fabric-audit remediate {}`",
                 Path::new("fixtures").join("demo-fabric").display()
             )
         );

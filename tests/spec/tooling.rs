@@ -314,10 +314,7 @@ fn schema(name: &str) -> Value {
 
 /// Errors of `instance` against the published schema `name`.
 pub(crate) fn schema_errors(name: &str, instance: &Value) -> Vec<String> {
-    let v = jsonschema::validator_for(&schema(name)).unwrap();
-    v.iter_errors(instance)
-        .map(|e| format!("{}: {e}", e.instance_path()))
-        .collect()
+    crate::common::schema::errors(&schema(name), instance)
 }
 
 #[test]
