@@ -698,23 +698,7 @@ fn trust_on_first_use_records_the_key_and_nothing_collected_exits_2() {
 #[test]
 fn interrupted_collection_leaves_a_consistent_snapshot() {
     let lab = Lab::new("sigint");
-    let fast = lab.serve(nxos_device("fast"));
-    let mut slow = nxos_device("slow");
-    slow.hang.insert("show interface".into());
-    let slow = lab.serve(slow);
-    let mut kh = String::new();
-    for a in [fast, slow] {
-        kh.push_str(&lab.known_hosts_line(a, lab.host_key.public_key()));
-    }
-    let khf = lab.write("kh", &kh);
-    let inv = format!(
-        "[defaults]\nuser = \"audit\"\nplatform = \"nxos\"\nidentity_file = \"{}\"\nknown_hosts = \"{}\"\ncommand_timeout = 60\n{}{}",
-        lab.client_key_file.display(),
-        khf.display(),
-        inventory_entry("fast", fast, ""),
-        inventory_entry("slow", slow, "")
-    );
-    let invf = lab.write("inv.toml", &inv);
+    let invf = fast_and_hanging_inventory(&lab);
     let snap = lab.dir.join("snap");
     let mut child = Command::new(BIN)
         .args([
@@ -826,4 +810,26 @@ fn a_parser_file_outside_the_allow_list_stops_collection_before_connecting() {
         !snap.exists(),
         "nothing may be written when the parsers are refused"
     );
+}
+
+/// Two emulated NX-OS devices, `fast` and `slow` (which never answers `show interface`), and
+/// the inventory that collects both: what an interrupted collection is tested on.
+pub(crate) fn fast_and_hanging_inventory(lab: &Lab) -> PathBuf {
+    let fast = lab.serve(nxos_device("fast"));
+    let mut slow = nxos_device("slow");
+    slow.hang.insert("show interface".into());
+    let slow = lab.serve(slow);
+    let mut kh = String::new();
+    for a in [fast, slow] {
+        kh.push_str(&lab.known_hosts_line(a, lab.host_key.public_key()));
+    }
+    let khf = lab.write("kh", &kh);
+    let inv = format!(
+        "[defaults]\nuser = \"audit\"\nplatform = \"nxos\"\nidentity_file = \"{}\"\nknown_hosts = \"{}\"\ncommand_timeout = 60\n{}{}",
+        lab.client_key_file.display(),
+        khf.display(),
+        inventory_entry("fast", fast, ""),
+        inventory_entry("slow", slow, "")
+    );
+    lab.write("inv.toml", &inv)
 }

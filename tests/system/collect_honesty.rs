@@ -3,7 +3,9 @@
 //! distinct cause with its device count, a probe run that produced nothing is not a success,
 //! and the README's emulator walkthrough shows leaf4's planted uplink faults.
 
-use crate::collect_emulated::{Lab, device, inventory_entry, nxos_device, stderr};
+use crate::collect_emulated::{
+    Lab, device, fast_and_hanging_inventory, inventory_entry, nxos_device, stderr,
+};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -400,23 +402,7 @@ fn the_command_runner_reads_counters_in_memory_over_one_login() {
 #[test]
 fn ctrl_c_during_audit_inventory_exits_130_after_writing_the_snapshot() {
     let lab = Lab::new("sigint-audit");
-    let fast = lab.serve(nxos_device("fast"));
-    let mut slow = nxos_device("slow");
-    slow.hang.insert("show interface".into());
-    let slow = lab.serve(slow);
-    let mut kh = String::new();
-    for a in [fast, slow] {
-        kh.push_str(&lab.known_hosts_line(a, lab.host_key.public_key()));
-    }
-    let khf = lab.write("kh", &kh);
-    let inv = format!(
-        "[defaults]\nuser = \"audit\"\nplatform = \"nxos\"\nidentity_file = \"{}\"\nknown_hosts = \"{}\"\ncommand_timeout = 60\n{}{}",
-        lab.client_key_file.display(),
-        khf.display(),
-        inventory_entry("fast", fast, ""),
-        inventory_entry("slow", slow, "")
-    );
-    let invf = lab.write("inv.toml", &inv);
+    let invf = fast_and_hanging_inventory(&lab);
     let snap = lab.dir.join("snap");
     let mut child = Command::new(BIN)
         .args(["audit", "--inventory"])
