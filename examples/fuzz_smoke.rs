@@ -124,6 +124,7 @@ fn main() -> ExitCode {
         allowance: a.allowance,
         hang: std::time::Duration::from_secs_f64(a.hang_seconds),
         seed: a.seed,
+        ..Limits::default()
     };
     println!("target\tinputs\tseeds\tslowest_ms\tpeak_bytes_per_input_byte\tfailures");
     let mut failed = 0;

@@ -38,6 +38,9 @@ pub const SELF_CHECKS: [&str; 2] = ["selfcheck_panic", "selfcheck_memory"];
 #[derive(Clone, Debug)]
 pub struct Limits {
     pub seconds: f64,
+    /// Mutations run even when the seeds used up `seconds` (a loaded machine), so a short
+    /// run still fuzzes.
+    pub min_mutations: usize,
     pub max_inputs: u64,
     pub max_len: usize,
     /// Peak memory allowed per input: `ratio` × input bytes + `allowance`.
@@ -51,6 +54,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             seconds: 2.0,
+            min_mutations: 32,
             max_inputs: u64::MAX,
             max_len: 65_536,
             ratio: 1000,
@@ -135,7 +139,7 @@ pub fn run_target(target: &str, seeds: &[Vec<u8>], limits: &Limits) -> Outcome {
     let start = Instant::now();
     let mut i = 0usize;
     while out.inputs < limits.max_inputs
-        && (i < pool.len() || start.elapsed().as_secs_f64() < limits.seconds)
+        && (i < pool.len() + limits.min_mutations || start.elapsed().as_secs_f64() < limits.seconds)
     {
         let input = if i < pool.len() {
             let mut s = pool[i].clone();
