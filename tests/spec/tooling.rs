@@ -363,6 +363,44 @@ fn rule_references_a_user_reads_cite_public_sources() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// The report schema leaves a rule's own evidence values open but types the keys fabric-audit
+/// writes itself: a consumer may rely on `undecided` being a boolean and `why` naming one of
+/// three reasons (the review item of issue 17 asked whether evidence is constrained).
+#[test]
+fn the_report_schema_types_the_evidence_keys_the_tool_writes() {
+    let schema = schema("report");
+    let mut report = json_of(&[
+        "audit",
+        root().join("fixtures/demo-fabric").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let i = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|f| f["evidence"]["undecided"] == true)
+        .expect("an undecided finding");
+    assert!(crate::common::schema::errors(&schema, &report).is_empty());
+    let ev = &mut report["findings"][i]["evidence"];
+    // A rule's own value under any other name is accepted.
+    ev["headroom_required"] = serde_json::json!([1, "x"]);
+    assert!(crate::common::schema::errors(&schema, &report).is_empty());
+    for (key, bad) in [
+        ("undecided", serde_json::json!("yes")),
+        ("why", serde_json::json!({"interfaces[].mtu": "unknown"})),
+        ("missing_fields", serde_json::json!([3])),
+        ("cited_line", serde_json::json!("67")),
+    ] {
+        let mut r = report.clone();
+        r["findings"][i]["evidence"][key] = bad.clone();
+        assert!(
+            !crate::common::schema::errors(&schema, &r).is_empty(),
+            "evidence.{key} = {bad} passes the schema"
+        );
+    }
+}
+
 fn json_of(args: &[&str]) -> Value {
     let out = run(args);
     assert!(
