@@ -334,7 +334,7 @@ fn published_schemas_are_the_generated_ones() {
 
 /// What a user reads of a rule (`rules --format json`, the text `explain` and SARIF render)
 /// cites public sources by title and URL, never a file the user does not have or an opaque
-/// source id (issue 17 item 10: "RULES-CATALOG.md PFC001", "S17").
+/// source id (issue 17 item 10: the maintainers' rule catalog by file name, a bare "S17").
 #[test]
 fn rule_references_a_user_reads_cite_public_sources() {
     let rules = json_of(&["rules", "--format", "json"]);
