@@ -33,8 +33,13 @@ pub use parser::load_parsers;
 
 /// The whole command line: parse arguments, run, print the error chain once on failure.
 pub fn run() -> cli::ExitStatus {
-    use clap::Parser;
-    let parsed = cli::Cli::parse();
+    let parsed = match cli::idle::parse() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("fabric-audit: error: {e:#}");
+            return cli::ExitStatus::Error;
+        }
+    };
     match cli::run(parsed) {
         Ok(s) => s,
         Err(e) => {

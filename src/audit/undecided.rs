@@ -132,9 +132,11 @@ fn why(parsers: &Parsers, d: &Device, field: &str) -> (&'static str, String) {
     // The files of the device that a command stating the field produced.
     let mut got: Vec<String> = Vec::new();
     for fp in &d.parse {
+        // A templated command (`cma_roce_tos -d {dev}`) is read under its concrete line.
+        let read_as = p.command_for(&fp.command).map(|(c, _)| c.id.as_str());
         let hit = fills
             .iter()
-            .any(|c| fp.command == c.cmd || (c.config && fp.command == "config"));
+            .any(|c| read_as == Some(c.id.as_str()) || (c.config && fp.command == "config"));
         let label = if fp.command == "config" {
             fp.file.clone()
         } else {

@@ -28,8 +28,8 @@ pub struct CollectArgs {
     pub force: bool,
     /// Commands the whole run may send (every device together); devices not reached when it
     /// is spent are recorded as not collected. Per device, the inventory's `max_interfaces`
-    /// and `device_timeout` bound what one host can take.
-    #[arg(long, default_value_t = crate::collect::run::DEFAULT_COMMAND_BUDGET)]
+    /// and `device_timeout` bound what one host can take. Needs --inventory.
+    #[arg(long, default_value_t = crate::collect::run::DEFAULT_COMMAND_BUDGET, requires = "inventory")]
     pub command_budget: u64,
 
     /// No progress output. Needs --inventory.

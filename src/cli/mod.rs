@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod collect;
 pub mod emulate;
+pub mod idle;
 pub mod probe;
 pub mod probe_run;
 pub mod remediate;

@@ -116,10 +116,53 @@ struct Finding {
     #[serde(default)]
     source: Option<Location>,
     /// The values the rule read (`undecided: true` when it could not decide).
-    evidence: Object,
+    evidence: Evidence,
     /// The snippet that fixes it, where the platform has one.
     #[serde(default)]
     remediation: Option<Remediation>,
+}
+
+/// What a finding's rule read: the rule's own values (named by its `let`s and its check, so
+/// open: one rule's `missing` is a list of priorities) and the keys fabric-audit itself writes,
+/// whose types are fixed.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct Evidence {
+    /// The rule could not decide (an input it needs is not known): a coverage entry (JUnit
+    /// skipped, the terminal's coverage section), not a fault.
+    #[serde(default)]
+    undecided: Option<bool>,
+    /// When undecided: the interfaces it could not decide on.
+    #[serde(default)]
+    interfaces: Option<Vec<String>>,
+    /// When undecided: the unknown inputs as fields of the model
+    /// (`interfaces[].pgs[].headroom_bytes`).
+    #[serde(default)]
+    missing_fields: Option<Vec<String>>,
+    /// When undecided: why each of `missing_fields` is unknown.
+    #[serde(default)]
+    why: Option<BTreeMap<String, Missing>>,
+    /// Change review: the line the rule cited, when the finding was moved to the changed line.
+    #[serde(default)]
+    cited_line: Option<u32>,
+    /// Change review: the changed line as the fix would rewrite it (a GitHub suggestion).
+    #[serde(default)]
+    suggestion: Option<String>,
+    #[serde(flatten)]
+    rule_values: Object,
+}
+
+/// Why an input is unknown.
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Missing {
+    /// A command of the platform states it; its output was not read for the device.
+    NotCollected,
+    /// The outputs that can state it were read and do not.
+    NotStated,
+    /// No input of the platform that fabric-audit reads states it.
+    NeverProvided,
 }
 
 #[derive(JsonSchema)]

@@ -66,6 +66,16 @@ impl ViewArgs {
                 format_name(format)
             );
         }
+        if self.verbose && (self.statistics || !matches!(format, Format::Table | Format::Concise)) {
+            bail!(
+                "--verbose lists more rows in the table and concise formats; it does nothing with {}",
+                if self.statistics {
+                    "--statistics".to_string()
+                } else {
+                    format!("--format {}", format_name(format))
+                }
+            );
+        }
         Ok(())
     }
 }

@@ -60,7 +60,16 @@ impl Review<'_> {
                 continue;
             };
             if src.line > 0 && !lines.contains(&src.line) {
-                let Some(&near) = lines.iter().min_by_key(|l| l.abs_diff(src.line)) else {
+                // The changed lines the finding's fix rewrites come first (the `match dscp 24`
+                // a fix replaces, not an unrelated edit that happens to be nearer).
+                let text = head_text(&src.file).unwrap_or_default();
+                let fixed: Vec<u32> = lines
+                    .iter()
+                    .copied()
+                    .filter(|&l| fix_rewrites(f_fix(&f.remediation), &text, l))
+                    .collect();
+                let pool = if fixed.is_empty() { lines } else { &fixed };
+                let Some(&near) = pool.iter().min_by_key(|l| l.abs_diff(src.line)) else {
                     continue;
                 };
                 f.evidence
@@ -74,6 +83,44 @@ impl Review<'_> {
             }
         }
     }
+}
+
+fn f_fix(r: &Option<crate::finding::Remediation>) -> Option<&str> {
+    r.as_ref()
+        .filter(|r| r.device.is_none())
+        .map(|r| r.snippet.as_str())
+}
+
+/// Whether a fix's snippet rewrites line `line_no` of `file_text`: it says `no` to it, or one of
+/// its lines the file does not have yet differs from it only in the last word (`match dscp 26`
+/// for `match dscp 24`, `mtu 9216` for `mtu 9100`).
+fn fix_rewrites(snippet: Option<&str>, file_text: &str, line_no: u32) -> bool {
+    let Some(snippet) = snippet else {
+        return false;
+    };
+    let Some(cur) = file_text
+        .lines()
+        .nth((line_no as usize).saturating_sub(1))
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+    else {
+        return false;
+    };
+    let present: std::collections::BTreeSet<&str> = file_text.lines().map(str::trim).collect();
+    let head = |s: &str| -> Vec<String> {
+        let w: Vec<&str> = s.split_whitespace().collect();
+        w[..w.len().saturating_sub(1)]
+            .iter()
+            .map(|x| x.to_string())
+            .collect()
+    };
+    snippet.lines().map(str::trim).any(|l| {
+        l.strip_prefix("no ") == Some(cur)
+            || (!present.contains(l)
+                && l.split_whitespace().count() == cur.split_whitespace().count()
+                && !head(l).is_empty()
+                && head(l) == head(cur))
+    })
 }
 
 /// The one line a finding's fix changes in its file, as a replacement of the finding's (changed)

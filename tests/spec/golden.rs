@@ -291,8 +291,59 @@ fn filled_paths(v: &serde_json::Value, file: &str, path: &str, out: &mut BTreeSe
     }
 }
 
-/// Each command's `fills` list (printed by `fabric-audit parsers`) is exactly what its
-/// single-file golden cases fill; UPDATE_GOLDEN=1 rewrites the lists in vendor-parsers/.
+/// What each command's files fill on the bundled fabrics (`fixtures/<fabric>/`), read as a user
+/// reads them (`audit --format model`): per (platform, command id), the model paths set from a
+/// file that command produced. A host's `cma_roce_tos -d mlx5_0` fills its RDMA netdev's ToS
+/// only beside the outputs that name the netdev, which a single-file case cannot show.
+fn fabric_fills(
+    parsers: &fabric_audit::parser::Parsers,
+    out: &mut BTreeMap<(String, String), BTreeSet<String>>,
+) {
+    let mut fabrics: Vec<PathBuf> = std::fs::read_dir(crate::common::fixtures())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("configs").is_dir() || p.join("devices").is_dir())
+        .collect();
+    fabrics.sort();
+    assert!(fabrics.len() >= 7, "{fabrics:?}");
+    for snap in fabrics {
+        let o = crate::common::fa(&[
+            "audit",
+            snap.to_str().unwrap(),
+            "--format",
+            "model",
+            "--fail-on",
+            "never",
+        ]);
+        let v: serde_json::Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{}: {e}", snap.display()));
+        for d in v["devices"].as_array().unwrap() {
+            let pid = d["platform"].as_str().unwrap_or_default();
+            let Some(platform) = parsers.platform(pid) else {
+                continue;
+            };
+            for f in d["parse"].as_array().into_iter().flatten() {
+                let (Some(file), Some(cmd)) = (f["file"].as_str(), f["command"].as_str()) else {
+                    continue;
+                };
+                let c = if cmd == "config" {
+                    platform.config_command()
+                } else {
+                    platform.command_for(cmd).map(|(c, _)| c)
+                };
+                let Some(c) = c else { continue };
+                let set = out.entry((pid.to_string(), c.id.clone())).or_default();
+                filled_paths(d, file, "", set);
+            }
+        }
+    }
+}
+
+/// Each command's `fills` list (printed by `fabric-audit parsers`, and what "the platform never
+/// provides it" of a could-not-decide message trusts) is exactly what its single-file golden
+/// cases and its files in the bundled fabrics fill; UPDATE_GOLDEN=1 rewrites the lists in
+/// vendor-parsers/.
 #[test]
 fn declared_fills_match_goldens() {
     let update = std::env::var("UPDATE_GOLDEN").is_ok();
@@ -306,6 +357,7 @@ fn declared_fills_match_goldens() {
         let v = fabric_audit::model::with_sources(|| golden_json_value(&platform, &cid, &raw));
         filled_paths(&v, &rel, "", measured.entry((platform, cid)).or_default());
     }
+    fabric_fills(&parsers, &mut measured);
     let mut wrong = Vec::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("vendor-parsers");
     for p in &parsers.platforms {

@@ -35,6 +35,12 @@ fn stdout(o: &Output) -> String {
 /// A git repository holding the clean fabric at `base`, then one commit that turns spine1's
 /// `match dscp 26` into `match dscp 24` (the demo's planted fault, as a change).
 fn dscp_change_repo(tag: &str) -> (PathBuf, PathBuf) {
+    change_repo(tag, &[("\n  match dscp 26\n", "\n  match dscp 24\n")])
+}
+
+/// A git repository holding the clean fabric at `base`, then one commit of `edits` (each
+/// `(from, to)` replaced once) in spine1's config.
+fn change_repo(tag: &str, edits: &[(&str, &str)]) -> (PathBuf, PathBuf) {
     let scratch = common::scratch("issue17", tag);
     let repo = scratch.join("repo");
     common::copy_tree(&root().join("fixtures/clean-fabric"), &repo.join("fabric"));
@@ -43,13 +49,12 @@ fn dscp_change_repo(tag: &str) -> (PathBuf, PathBuf) {
     common::git(&repo, &["commit", "-q", "-m", "clean"]);
     common::git(&repo, &["tag", "base"]);
     let cfg = repo.join("fabric/configs/spine1.cfg");
-    let text = std::fs::read_to_string(&cfg).unwrap();
-    assert!(text.contains("\n  match dscp 26\n"));
-    std::fs::write(
-        &cfg,
-        text.replacen("\n  match dscp 26\n", "\n  match dscp 24\n", 1),
-    )
-    .unwrap();
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    for (from, to) in edits {
+        assert!(text.contains(from), "{from}");
+        text = text.replacen(from, to, 1);
+    }
+    std::fs::write(&cfg, text).unwrap();
     common::git(&repo, &["commit", "-q", "-a", "-m", "RoCE on 24"]);
     (scratch, repo)
 }
@@ -134,6 +139,41 @@ fn review_annotates_the_changed_line_with_source_column_and_suggestion() {
         )),
         "{md}"
     );
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// Two changes in one file: the fault (`match dscp 24`, far above the `service-policy` line the
+/// rules cite) and an unrelated edit just below that line. The annotations go to the line the
+/// fix rewrites, not to the nearer unrelated edit.
+#[test]
+fn review_with_several_changes_in_a_file_annotates_the_line_the_fix_rewrites() {
+    let (scratch, repo) = change_repo(
+        "several",
+        &[
+            ("\n  match dscp 26\n", "\n  match dscp 24\n"),
+            (
+                "ip route 0.0.0.0/0 192.0.2.1\n",
+                "ip route 0.0.0.0/0 192.0.2.254\n",
+            ),
+        ],
+    );
+    let cfg = repo.join("fabric/configs/spine1.cfg");
+    let changed = line_of(&cfg, "match dscp 24");
+    let unrelated = line_of(&cfg, "ip route 0.0.0.0/0 192.0.2.254");
+    let binding = line_of(&cfg, "service-policy type qos input ROCE-CLASSIFY");
+    // The unrelated edit is the nearer one: the nearest changed line would be wrong.
+    assert!(unrelated.abs_diff(binding) < changed.abs_diff(binding));
+    let out = review(&repo, "github");
+    assert_eq!(out.status.code(), Some(1));
+    let gh = stdout(&out);
+    let errors: Vec<&str> = gh.lines().filter(|l| l.starts_with("::error ")).collect();
+    assert_eq!(errors.len(), 8, "{gh}");
+    for l in &errors {
+        assert!(
+            l.contains(&format!("file=fabric/configs/spine1.cfg,line={changed},")),
+            "{l}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&scratch);
 }
 

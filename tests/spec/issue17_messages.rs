@@ -124,3 +124,78 @@ pub(crate) fn bad_messages(findings: &Value) -> Vec<String> {
         .map(|a| a.iter().filter_map(|f| checks.bad(f)).collect())
         .unwrap_or_default()
 }
+
+/// "The platform never provides it" is said only of what no command of the platform fills: a
+/// host whose `cma_roce_tos` outputs were not collected is told to collect them (it was told
+/// the platform never provides the ToS), while an Onyx switch's priority-group headroom, which
+/// no Onyx input fabric-audit reads states, is still "never provides it".
+#[test]
+fn undecided_says_not_collected_when_a_command_of_the_platform_fills_the_field() {
+    let scratch = common::scratch("issue17", "never");
+    let snap = scratch.join("demo");
+    common::copy_tree(&common::fixtures().join("demo-fabric"), &snap);
+    let dir = snap.join("devices/gpu01");
+    let mut removed = 0;
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        if e.file_name().to_string_lossy().starts_with("cma_roce_tos") {
+            std::fs::remove_file(e.path()).unwrap();
+            removed += 1;
+        }
+    }
+    assert_eq!(removed, 2);
+    let out = common::fa(&[
+        "audit",
+        snap.to_str().unwrap(),
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tos: Vec<&Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["device"] == "gpu01" && f["evidence"]["undecided"] == true)
+        .filter(|f| f["evidence"]["why"]["interfaces[].rdma.roce_tos"].is_string())
+        .collect();
+    assert!(!tos.is_empty(), "no undecided ToS finding on gpu01");
+    for f in &tos {
+        assert_eq!(
+            f["evidence"]["why"]["interfaces[].rdma.roce_tos"], "not_collected",
+            "{f:#}"
+        );
+        let m = f["message"].as_str().unwrap();
+        assert!(
+            m.contains("not collected (it is in `cma_roce_tos -d {dev}`)"),
+            "{m}"
+        );
+    }
+    // What no Onyx input states is still said to be never provided.
+    let out = common::fa(&[
+        "audit",
+        common::fixtures()
+            .join("demo-mixed-fabric")
+            .to_str()
+            .unwrap(),
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let never: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["evidence"]["why"]["interfaces[].pgs[].headroom_bytes"] == "never_provided")
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    assert!(
+        never
+            .iter()
+            .any(|m| m.contains("the platform never provides it (no onyx input")),
+        "{never:?}"
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}

@@ -179,6 +179,15 @@ fn unknown_codes_and_globs_and_idle_flags_exit_2_with_a_clear_message() {
         (vec!["--limit", "leaf1"], "--inventory"),
         (vec!["--concurrency", "4"], "--inventory"),
         (vec!["--trust-new-host-keys"], "--inventory"),
+        (vec!["--command-budget", "5"], "--inventory"),
+        (vec!["--tools", "path-mtu"], "without --probe"),
+        (
+            vec!["--pairs", "all", "--duration", "5"],
+            "--pairs, --duration",
+        ),
+        (vec!["-v", "--format", "json"], "--verbose"),
+        (vec!["-v", "--format", "sarif"], "--verbose"),
+        (vec!["-v", "--statistics"], "--verbose"),
     ] {
         let out = audit(&args);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -195,3 +195,38 @@ fn a_clean_fabric_prints_its_summary_and_coverage_only() {
     );
     assert!(lines.iter().all(|l| row_severity(l).is_none()), "{t}");
 }
+
+/// 300 leaves gave 9,905 terminal lines (a row per finding, every info and undecided check):
+/// the default report of the demo replicated to over 300 devices is one row per cause, its
+/// coverage counted, and every row fits the terminal.
+#[test]
+fn three_hundred_devices_print_one_row_per_cause() {
+    let snap = Path::new(env!("CARGO_TARGET_TMPDIR")).join("terminal-300");
+    let devices = crate::scale::replicate::replicate(
+        &fixture("demo-fabric"),
+        &snap,
+        24,
+        crate::scale::replicate::Meta::Keep,
+    )
+    .unwrap();
+    assert!(devices >= 300, "{devices}");
+    let t = audit(&snap, &["--fail-on", "never"], &[("COLUMNS", "120")]);
+    let lines: Vec<&str> = t.lines().collect();
+    assert!(lines.iter().all(|l| l.chars().count() <= 120), "{t}");
+    let json = audit(&snap, &["--format", "json", "--fail-on", "never"], &[]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let shown_groups = v["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["severity"] != "info")
+        .count();
+    let rows = lines.iter().filter(|l| row_severity(l).is_some()).count();
+    assert_eq!(rows, shown_groups, "{t}");
+    assert!(
+        lines.len() <= 6 * shown_groups + 40,
+        "{} lines for {shown_groups} causes:\n{t}",
+        lines.len()
+    );
+    let _ = std::fs::remove_dir_all(&snap);
+}

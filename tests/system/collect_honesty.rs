@@ -439,3 +439,87 @@ fn ctrl_c_during_audit_inventory_exits_130_after_writing_the_snapshot() {
     let journal = std::fs::read_to_string(snap.join("collection.toml")).unwrap();
     assert!(journal.contains("state = \"interrupted\""), "{journal}");
 }
+
+/// Ctrl-C on a collection of many devices printed a line or two per device (584 lines on 300
+/// devices): the devices cut short are one line per distinct cause, with the device count.
+#[test]
+fn ctrl_c_on_many_devices_prints_one_line_per_cause() {
+    const HANGING: usize = 12;
+    let lab = Lab::new("sigint-many");
+    let mut kh = String::new();
+    let mut entries = String::new();
+    let mut names = vec!["fast".to_string()];
+    names.extend((1..=HANGING).map(|i| format!("slow{i:02}")));
+    for n in &names {
+        let mut d = nxos_device(n);
+        if n != "fast" {
+            d.hang.insert("show interface".into());
+        }
+        let a = lab.serve(d);
+        kh.push_str(&lab.known_hosts_line(a, lab.host_key.public_key()));
+        entries.push_str(&inventory_entry(n, a, ""));
+    }
+    let khf = lab.write("kh", &kh);
+    let inv = lab.write(
+        "inv.toml",
+        &format!(
+            "[defaults]\nuser = \"audit\"\nplatform = \"nxos\"\nidentity_file = \"{}\"\nknown_hosts = \"{}\"\ncommand_timeout = 60\n{entries}",
+            lab.client_key_file.display(),
+            khf.display(),
+        ),
+    );
+    let snap = lab.dir.join("snap");
+    let mut child = Command::new(BIN)
+        .args(["collect", "--inventory"])
+        .arg(&inv)
+        .arg("--out")
+        .arg(&snap)
+        .args(["--ssh-config", "none", "--concurrency", "8"])
+        .env("HOME", &lab.dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while !snap.join("devices/fast/device.toml").exists() && t0.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let t1 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t1.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("collect did not stop after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    // No line names one slow device alone; the interrupted ones are counted on a few lines.
+    let alone: Vec<&&str> = lines
+        .iter()
+        .filter(|l| names[1..].iter().any(|n| l.contains(&format!(" {n} "))))
+        .collect();
+    assert!(alone.is_empty(), "a line per device:\n{err}");
+    assert!(
+        lines.len() <= 8,
+        "{} lines for {} devices:\n{err}",
+        lines.len(),
+        names.len()
+    );
+    let counted: usize = lines
+        .iter()
+        .filter(|l| l.contains("interrupted"))
+        .filter_map(|l| {
+            let (_, rest) = l.rsplit_once(": ")?;
+            rest.split(" device").next()?.trim().parse::<usize>().ok()
+        })
+        .sum();
+    assert_eq!(counted, HANGING, "every slow device counted once:\n{err}");
+}
