@@ -15,10 +15,22 @@ mod qos;
 mod show;
 
 use super::{BuildNotes, Output};
+use super::registry::{Read, reader};
 use crate::model::Device;
 
 /// Command ids of vendor-parsers/nxos.toml.
 const CONFIG_IDS: &[&str] = &["running-config", "show-running-interface"];
+
+/// Command id of vendor-parsers/nxos.toml → the reader of its output (meta-tested: every
+/// command has one, or says why not).
+pub(crate) const READS: &[Read] = &[
+    reader("running-config", "config::Config::read"),
+    reader("show-running-interface", "config::Config::read"),
+    reader("show-interface", "show::read"),
+    reader("show-lldp-neighbors-detail", "show::read"),
+    reader("show-lldp-neighbors", "show::read"),
+    reader("show-interface-priority-flow-control", "show::read"),
+];
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = BuildNotes::default();

@@ -22,10 +22,20 @@ mod read;
 mod show;
 
 use super::{BuildNotes, Output};
+use super::registry::{Read, reader};
 use crate::model::{Device, UndefinedRef};
 
 /// Command ids of vendor-parsers/os10.toml that carry a configuration.
 const CONFIG_IDS: &[&str] = &["running-config", "ftos-running-config"];
+
+/// Command id of vendor-parsers/os10.toml → the reader of its output (meta-tested: every
+/// command has one, or says why not).
+pub(crate) const READS: &[Read] = &[
+    reader("running-config", "read::read_config"),
+    reader("ftos-running-config", "read::read_config"),
+    reader("show-lldp-neighbors", "show::lldp_neighbors"),
+    reader("show-interface", "show::interface_macs"),
+];
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = BuildNotes::default();

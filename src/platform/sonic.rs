@@ -25,7 +25,31 @@ mod db;
 mod show;
 
 use super::{BuildNotes, Output};
+use super::registry::{Read, reader, unread};
 use crate::model::{Device, Field};
+
+/// Command id of vendor-parsers/sonic.toml → the reader of its output (meta-tested: every
+/// command has one, or says why not).
+pub(crate) const READS: &[Read] = &[
+    reader("config-db-json", "db::Db::read"),
+    reader("config-db-redis-dump", "db::Db::read"),
+    reader("config-db-flat", "db::Db::read"),
+    reader("sonic-cli-running-config", "cli::read"),
+    reader("pfcwd-show-config", "show::pfcwd_config"),
+    unread(
+        "pfcwd-show-stats",
+        "storm counts per queue; the model holds no watchdog storm counters and no rule judges them: the rows are parsed so the file's status says whether the output was understood",
+    ),
+    reader("show-pfc-counters", "show::pfc_counters"),
+    reader("show-queue-counters", "show::queue_counters"),
+    reader("ecnconfig-l", "show::ecnconfig"),
+    reader("mmuconfig-l", "show::mmuconfig"),
+    reader("show-buffer-information", "show::mmuconfig"),
+    reader("pfc-show-priority", "show::pfc_priority"),
+    reader("show-interfaces-status", "show::interfaces_status"),
+    reader("show-lldp-neighbors", "show::lldp_table"),
+    reader("pg-profile-lookup", "show::Ini::read"),
+];
 
 /// Command ids of vendor-parsers/sonic.toml that hold CONFIG_DB.
 const CONFIG_IDS: &[&str] = &["config-db-json", "config-db-redis-dump", "config-db-flat"];
@@ -59,27 +83,19 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     }
     apply::apply(dev, &cfg, &ini, &mut notes);
     // Operational outputs after the config.
-    for id in [
-        "show-interfaces-status",
-        "pfc-show-priority",
-        "pfcwd-show-config",
-        "show-lldp-neighbors",
-        "show-pfc-counters",
-        "show-queue-counters",
-    ] {
-        for o in outs.iter().filter(|o| o.cmd.id == id) {
-            match id {
-                "show-interfaces-status" => show::interfaces_status(dev, o),
-                "pfc-show-priority" => show::pfc_priority(dev, o),
-                "pfcwd-show-config" => show::pfcwd_config(dev, o),
-                "show-pfc-counters" => show::pfc_counters(dev, o),
-                "show-queue-counters" => show::queue_counters(dev, o),
-                _ => show::lldp_table(dev, o),
-            }
-        }
-    }
+    super::read_shows(dev, outs, SHOWS);
     notes
 }
+
+/// The operational outputs, in the order they are read (after the config).
+const SHOWS: &[super::Show] = &[
+    ("show-interfaces-status", show::interfaces_status),
+    ("pfc-show-priority", show::pfc_priority),
+    ("pfcwd-show-config", show::pfcwd_config),
+    ("show-lldp-neighbors", show::lldp_table),
+    ("show-pfc-counters", show::pfc_counters),
+    ("show-queue-counters", show::queue_counters),
+];
 
 /// SONiC interface names as SONiC prints them (`Ethernet0`, `PortChannel0001`, `Vlan100`,
 /// `Loopback0`, `eth0`); other spellings of the same families are normalized.
