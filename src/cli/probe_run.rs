@@ -88,7 +88,7 @@ pub fn run(
     rules_dir: Option<&Path>,
     parsers_dir: Option<&Path>,
 ) -> Result<ProbeRun> {
-    let inv = super::load_inventory(inventory, collect)?;
+    let inv = super::load_inventory(inventory, collect, parsers_dir)?;
     let (fabric, config, rules) = match snapshot {
         Some(s) => {
             let (a, rules) = audit::run_keeping_rules(

@@ -69,7 +69,7 @@ fn notes(platform: &str) -> Notes<'static> {
 
 /// Fill the maps of every port of a switch.
 pub fn fill(platform: &str, dev: &mut Device) {
-    if platform == "linux" {
+    if super::registry::is_host(platform) {
         return;
     }
     let n = notes(platform);

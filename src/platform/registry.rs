@@ -75,7 +75,8 @@ pub struct Emulation {
     pub invalid: &'static str,
 }
 
-const CLI: Emulation = Emulation {
+/// A switch CLI: `host# `, ` --More-- `, `% Invalid command`.
+pub const GENERIC_CLI: Emulation = Emulation {
     prompt: "{h}# ",
     pager: " --More-- ",
     invalid: "% Invalid command at '^' marker.\n",
@@ -92,7 +93,7 @@ pub static PLATFORMS: &[Entry] = &[
         build: super::nxos::build,
         canonical_ifname: super::nxos::canonical_ifname,
         reads: super::nxos::READS,
-        emulation: CLI,
+        emulation: GENERIC_CLI,
     },
     Entry {
         id: "eos",
@@ -105,7 +106,7 @@ pub static PLATFORMS: &[Entry] = &[
         emulation: Emulation {
             prompt: "{h}#",
             invalid: "% Invalid input\n",
-            ..CLI
+            ..GENERIC_CLI
         },
     },
     Entry {
@@ -118,7 +119,7 @@ pub static PLATFORMS: &[Entry] = &[
         reads: super::cumulus::READS,
         emulation: Emulation {
             prompt: "cumulus@{h}:mgmt:~$ ",
-            ..CLI
+            ..GENERIC_CLI
         },
     },
     Entry {
@@ -131,7 +132,7 @@ pub static PLATFORMS: &[Entry] = &[
         reads: super::sonic::READS,
         emulation: Emulation {
             prompt: "admin@{h}:~$ ",
-            ..CLI
+            ..GENERIC_CLI
         },
     },
     Entry {
@@ -144,7 +145,7 @@ pub static PLATFORMS: &[Entry] = &[
         reads: super::onyx::READS,
         emulation: Emulation {
             prompt: "{h} [standalone: master] # ",
-            ..CLI
+            ..GENERIC_CLI
         },
     },
     Entry {
@@ -158,7 +159,7 @@ pub static PLATFORMS: &[Entry] = &[
         emulation: Emulation {
             prompt: "audit@{h}> ",
             pager: "---(more)---",
-            ..CLI
+            ..GENERIC_CLI
         },
     },
     Entry {
@@ -171,7 +172,7 @@ pub static PLATFORMS: &[Entry] = &[
         reads: super::os10::READS,
         emulation: Emulation {
             pager: "--more--",
-            ..CLI
+            ..GENERIC_CLI
         },
     },
     Entry {
@@ -185,7 +186,7 @@ pub static PLATFORMS: &[Entry] = &[
         emulation: Emulation {
             prompt: "root@{h}:~# ",
             invalid: "bash: {cmd}: command not found\n",
-            ..CLI
+            ..GENERIC_CLI
         },
     },
 ];
@@ -203,6 +204,11 @@ pub fn ids() -> impl Iterator<Item = &'static str> {
 /// True when `id` is a platform of the registry.
 pub fn is_known(id: &str) -> bool {
     get(id).is_some()
+}
+
+/// True for a host platform (Linux); a switch, or a platform without an entry, is not one.
+pub fn is_host(id: &str) -> bool {
+    get(id).is_some_and(|e| e.host)
 }
 
 /// The platform an Ansible `ansible_network_os` names (short name or FQCN, any case).
