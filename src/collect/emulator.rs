@@ -173,8 +173,7 @@ impl Device {
     /// How the platform's CLI looks (the registry's entry; a platform without one looks like
     /// a generic switch CLI).
     fn emulation(&self) -> &'static Emulation {
-        crate::platform::registry::get(&self.platform)
-            .map_or(&GENERIC_CLI, |e| &e.emulation)
+        crate::platform::registry::get(&self.platform).map_or(&GENERIC_CLI, |e| &e.emulation)
     }
 
     fn prompt(&self) -> String {
@@ -188,10 +187,7 @@ impl Device {
 
     fn invalid(&self, cmd: &str) -> Vec<u8> {
         let word = cmd.split_whitespace().next().unwrap_or("");
-        self.emulation()
-            .invalid
-            .replace("{cmd}", word)
-            .into_bytes()
+        self.emulation().invalid.replace("{cmd}", word).into_bytes()
     }
 }
 

@@ -30,8 +30,8 @@ mod nvue;
 mod show;
 mod tree;
 
-use super::{BuildNotes, Output};
 use super::registry::{Read, reader};
+use super::{BuildNotes, Output};
 use crate::model::{Device, UndefinedRef};
 
 /// Command id of vendor-parsers/cumulus.toml → the reader of its output (meta-tested: every

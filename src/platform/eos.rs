@@ -24,8 +24,8 @@ mod apply;
 mod read;
 mod show;
 
-use super::{BuildNotes, Output};
 use super::registry::{Read, reader};
+use super::{BuildNotes, Output};
 use crate::model::{Device, Field, UndefinedRef};
 
 /// Command id of vendor-parsers/eos.toml → the reader of its output (meta-tested: every

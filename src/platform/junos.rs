@@ -20,16 +20,25 @@ mod config;
 mod show;
 mod tree;
 
-use super::{BuildNotes, Output};
 use super::registry::{Read, reader};
+use super::{BuildNotes, Output};
 use crate::model::{Device, UndefinedRef, Unrecognized};
 
 /// Command id of vendor-parsers/junos.toml → the reader of its output (meta-tested: every
 /// command has one, or says why not).
 pub(crate) const READS: &[Read] = &[
-    reader("show-configuration", "tree::statements, config::Config::read"),
-    reader("show-configuration-set", "tree::statements, config::Config::read"),
-    reader("show-configuration-class-of-service", "tree::statements, config::Config::read"),
+    reader(
+        "show-configuration",
+        "tree::statements, config::Config::read",
+    ),
+    reader(
+        "show-configuration-set",
+        "tree::statements, config::Config::read",
+    ),
+    reader(
+        "show-configuration-class-of-service",
+        "tree::statements, config::Config::read",
+    ),
     reader("class-of-service", "tree::statements, config::Config::read"),
     reader("show-interfaces", "show::show_interfaces"),
     reader("show-interfaces-extensive", "show::show_interfaces"),

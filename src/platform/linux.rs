@@ -16,8 +16,8 @@ mod boot;
 mod hw;
 mod storage;
 
-use super::{BuildNotes, Output};
 use super::registry::{Read, reader};
+use super::{BuildNotes, Output};
 use crate::model::{
     Device, Host, Interface, LldpNeighbor, ParseStatus, Rdma, Src, UndefinedRef, default_of, known,
 };

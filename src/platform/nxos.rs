@@ -14,8 +14,8 @@ pub(crate) mod config;
 mod qos;
 mod show;
 
-use super::{BuildNotes, Output};
 use super::registry::{Read, reader};
+use super::{BuildNotes, Output};
 use crate::model::Device;
 
 /// Command ids of vendor-parsers/nxos.toml.

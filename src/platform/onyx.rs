@@ -28,8 +28,8 @@ mod apply;
 mod read;
 mod show;
 
-use super::{BuildNotes, Output};
 use super::registry::{Read, reader};
+use super::{BuildNotes, Output};
 use crate::model::{Device, Field, UndefinedRef};
 
 /// Command id of vendor-parsers/onyx.toml → the reader of its output (meta-tested: every
@@ -40,11 +40,20 @@ pub(crate) const READS: &[Read] = &[
     reader("show-dcb-priority-flow-control", "show::dcb_pfc"),
     reader("show-interfaces-ethernet", "show::interfaces_ethernet"),
     reader("show-lldp-interfaces-ethernet-remote", "show::lldp_remote"),
-    reader("show-interfaces-ethernet-json", "show::interfaces_ethernet_json"),
+    reader(
+        "show-interfaces-ethernet-json",
+        "show::interfaces_ethernet_json",
+    ),
     reader("show-dcb-priority-flow-control-json", "show::dcb_pfc_json"),
     reader("show-buffers-pool-json", "show::traffic_pool_json"),
-    reader("show-interfaces-ethernet-congestion-control-json", "show::congestion_control_json"),
-    reader("show-qos-interface-ethernet-json", "show::qos_interface_json"),
+    reader(
+        "show-interfaces-ethernet-congestion-control-json",
+        "show::congestion_control_json",
+    ),
+    reader(
+        "show-qos-interface-ethernet-json",
+        "show::qos_interface_json",
+    ),
 ];
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
@@ -75,7 +84,10 @@ const SHOWS: &[super::Show] = &[
     ("show-buffers-pool-json", show::traffic_pool_json),
     ("show-qos-interface-ethernet-json", show::qos_interface_json),
     ("show-interfaces-ethernet", show::interfaces_ethernet),
-    ("show-interfaces-ethernet-json", show::interfaces_ethernet_json),
+    (
+        "show-interfaces-ethernet-json",
+        show::interfaces_ethernet_json,
+    ),
     (
         "show-interfaces-ethernet-congestion-control-json",
         show::congestion_control_json,

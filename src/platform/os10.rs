@@ -21,8 +21,8 @@ mod apply;
 mod read;
 mod show;
 
-use super::{BuildNotes, Output};
 use super::registry::{Read, reader};
+use super::{BuildNotes, Output};
 use crate::model::{Device, UndefinedRef};
 
 /// Command ids of vendor-parsers/os10.toml that carry a configuration.

@@ -24,8 +24,8 @@ mod cli;
 mod db;
 mod show;
 
-use super::{BuildNotes, Output};
 use super::registry::{Read, reader, unread};
+use super::{BuildNotes, Output};
 use crate::model::{Device, Field};
 
 /// Command id of vendor-parsers/sonic.toml → the reader of its output (meta-tested: every
