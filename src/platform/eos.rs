@@ -26,7 +26,7 @@ mod show;
 
 use super::registry::{Read, reader};
 use super::{BuildNotes, Output};
-use crate::model::{Device, Field, UndefinedRef};
+use crate::model::{Device, UndefinedRef};
 
 /// Command id of vendor-parsers/eos.toml → the reader of its output (meta-tested: every
 /// command has one, or says why not).
@@ -91,29 +91,19 @@ pub fn canonical_ifname(name: &str) -> String {
 
 /// Model interface kind from a canonical EOS name.
 fn kind_of(name: &str) -> &'static str {
-    if name.starts_with("Ethernet") {
-        "ethernet"
-    } else if name.starts_with("Port-Channel") {
-        "port-channel"
-    } else if name.starts_with("Vlan") {
-        "vlan"
-    } else if name.starts_with("Loopback") {
-        "loopback"
-    } else if name.starts_with("Management") {
-        "mgmt"
-    } else if name.starts_with("Tunnel") || name.starts_with("Vxlan") {
-        "tunnel"
-    } else {
-        "other"
-    }
+    super::util::kind_by_prefix(name, FAMILIES)
 }
 
-/// Set `f` from an operational output unless the config stated it.
-fn fill<T>(f: &mut Field<T>, v: Field<T>) {
-    if v.is_some() && f.as_ref().is_none_or(|s| s.default) {
-        *f = v;
-    }
-}
+/// EOS interface-name families: (name prefix, model kind).
+const FAMILIES: &[(&str, &str)] = &[
+    ("Ethernet", "ethernet"),
+    ("Port-Channel", "port-channel"),
+    ("Vlan", "vlan"),
+    ("Loopback", "loopback"),
+    ("Management", "mgmt"),
+    ("Tunnel", "tunnel"),
+    ("Vxlan", "tunnel"),
+];
 
 #[cfg(test)]
 mod tests {

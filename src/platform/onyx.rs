@@ -122,20 +122,18 @@ pub fn canonical_ifname(name: &str) -> String {
 
 /// Model interface kind from a canonical Onyx name.
 fn kind_of(name: &str) -> &'static str {
-    if name.starts_with("Eth") {
-        "ethernet"
-    } else if name.starts_with("Po") || name.starts_with("Mpo") {
-        "port-channel"
-    } else if name.starts_with("Vlan") {
-        "vlan"
-    } else if name.starts_with("Lo") {
-        "loopback"
-    } else if name.starts_with("mgmt") {
-        "mgmt"
-    } else {
-        "other"
-    }
+    super::util::kind_by_prefix(name, FAMILIES)
 }
+
+/// Onyx interface-name families: (name prefix, model kind).
+const FAMILIES: &[(&str, &str)] = &[
+    ("Eth", "ethernet"),
+    ("Po", "port-channel"),
+    ("Mpo", "port-channel"),
+    ("Vlan", "vlan"),
+    ("Lo", "loopback"),
+    ("mgmt", "mgmt"),
+];
 
 /// The short-name prefix of a config interface type (`interface ethernet 1/1`).
 fn type_prefix(ty: &str) -> &'static str {
@@ -191,14 +189,6 @@ fn if_names(ty: &str, ids: &str) -> Vec<String> {
         .into_iter()
         .map(|id| format!("{prefix}{id}"))
         .collect()
-}
-
-/// Set `f` from an output unless the config stated it (the output only fills defaults and
-/// unknowns).
-fn fill<T>(f: &mut Field<T>, v: Field<T>) {
-    if v.is_some() && f.as_ref().is_none_or(|s| s.default) {
-        *f = v;
-    }
 }
 
 /// Set `f` from an output that reports the device's state (it wins over the config).

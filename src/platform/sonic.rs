@@ -26,7 +26,7 @@ mod show;
 
 use super::registry::{Read, reader, unread};
 use super::{BuildNotes, Output};
-use crate::model::{Device, Field};
+use crate::model::Device;
 
 /// Command id of vendor-parsers/sonic.toml → the reader of its output (meta-tested: every
 /// command has one, or says why not).
@@ -140,13 +140,6 @@ fn kind_of(name: &str) -> &'static str {
         "mgmt"
     } else {
         "other"
-    }
-}
-
-/// Set `f` from an operational output unless the config stated it.
-fn fill<T>(f: &mut Field<T>, v: Field<T>) {
-    if v.is_some() && f.as_ref().is_none_or(|s| s.default) {
-        *f = v;
     }
 }
 
