@@ -166,7 +166,7 @@ pub fn reports(data: &[u8]) {
         passes,
         probes: Vec::new(),
         waived: Vec::new(),
-        catalog: rules().rules.iter().map(|r| r.spec.clone()).collect(),
+        catalog: crate::audit::catalog(rules()),
     };
     use crate::report::Format::*;
     for f in [Table, Json, Model, Html, Markdown, Sarif, Junit, Github] {

@@ -234,7 +234,7 @@ pub fn run(
             passes,
             probes: outcome.probes,
             waived: Vec::new(),
-            catalog: rules.rules.iter().map(|r| r.spec.clone()).collect(),
+            catalog: audit::catalog(&rules),
         },
         interrupted: outcome.interrupted,
     })
