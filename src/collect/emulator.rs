@@ -320,7 +320,7 @@ async fn answer_exec(handle: server::Handle, id: ChannelId, dev: Arc<Device>, cm
         }
         None => {
             let msg = bytes::Bytes::from(dev.invalid(&cmd));
-            let code = if dev.platform == "linux" {
+            let code = if crate::platform::registry::is_host(&dev.platform) {
                 let _ = handle.extended_data(id, 1, msg).await;
                 127
             } else {

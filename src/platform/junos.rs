@@ -22,6 +22,7 @@ mod tree;
 
 use super::registry::{Read, reader};
 use super::{BuildNotes, Output};
+use crate::model::maps::Notes;
 use crate::model::{Device, UndefinedRef, Unrecognized};
 
 /// Command id of vendor-parsers/junos.toml → the reader of its output (meta-tested: every
@@ -139,6 +140,23 @@ fn undefined_refs(cfg: &config::Config) -> Vec<(&'static str, String, crate::mod
     }
     out
 }
+
+/// Why Junos's map entries are what they are where no line states them.
+pub(crate) const MAP_NOTES: Notes<'static> = Notes {
+    dscp_to_tc: Some(
+        "the forwarding class of the DSCP classifier (default classifier: cs6/cs7 network-control, all else best-effort), numbered by its queue-num",
+    ),
+    tc_to_queue: Some(
+        "a Junos forwarding class is known by its output queue (queue-num): the model's traffic class is the queue number [I]",
+    ),
+    tc_to_pg: Some(
+        "no configurable TC → priority group map on QFX: the lossless buffer follows the no-loss class of each queue [I]",
+    ),
+    tc_to_pfc_priority: Some(
+        "the forwarding class's pfc-priority (DSCP-based PFC), else the queue number",
+    ),
+    ..super::registry::NO_NOTES
+};
 
 /// Interface names as Junos prints them (`et-0/0/0`, `ae0`); LLDP and cabling plans may add
 /// blanks or a `.0` unit to a physical port.

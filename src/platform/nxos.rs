@@ -17,6 +17,7 @@ mod show;
 use super::registry::{Read, reader};
 use super::{BuildNotes, Output};
 use crate::model::Device;
+use crate::model::maps::Notes;
 
 /// Command ids of vendor-parsers/nxos.toml.
 const CONFIG_IDS: &[&str] = &["running-config", "show-running-interface"];
@@ -59,6 +60,21 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     }
     notes
 }
+
+/// Why NX-OS's map entries are what they are where no line states them.
+pub(crate) const MAP_NOTES: Notes<'static> = Notes {
+    dscp_to_tc: Some("qos-group set by the `type qos` input policy; without a match, qos-group 0"),
+    tc_to_queue: Some(
+        "qos-group N is queued in the system-defined queuing class c-out-8q-qN (queue N): Cisco Nexus 9000 Series NX-OS Quality of Service Configuration Guide, \"Configuring Queuing and Scheduling\", https://www.cisco.com/c/en/us/td/docs/switches/datacenter/nexus9000/sw/7-x/qos/configuration/guide/b_Cisco_Nexus_9000_Series_NX-OS_Quality_of_Service_Configuration_Guide_7x.html [R]",
+    ),
+    tc_to_pg: Some(
+        "qos-group N fills the ingress priority group of network-qos class c-8q-nqN [I]",
+    ),
+    tc_to_pfc_priority: Some(
+        "the `pause pfc-cos` of the network-qos class that matches the qos-group",
+    ),
+    ..super::registry::NO_NOTES
+};
 
 /// Canonical NX-OS interface name: `Eth1/1`, `eth1/1`, `ethernet 1/1` → `Ethernet1/1`;
 /// `Po10`, `port-channel 10` → `port-channel10`; `Vlan10`, `Lo0`, `mgmt0`, `nve1`.

@@ -10,6 +10,7 @@
 
 use super::{BuildNotes, Output};
 use crate::model::Device;
+use crate::model::maps::Notes;
 
 /// One platform.
 pub struct Entry {
@@ -27,9 +28,21 @@ pub struct Entry {
     pub canonical_ifname: fn(&str) -> String,
     /// Which reader reads each command of `vendor-parsers/<id>.toml`.
     pub reads: &'static [Read],
+    /// Why a port's QoS map entries are what they are where no line states them.
+    pub map_notes: Notes<'static>,
     /// How the device emulator (`fabric-audit emulate`) behaves as this platform.
     pub emulation: Emulation,
 }
+
+/// No note for any map.
+pub const NO_NOTES: Notes<'static> = Notes {
+    dscp_to_tc: None,
+    pcp_to_tc: None,
+    tc_to_queue: None,
+    tc_to_pg: None,
+    tc_to_pfc_priority: None,
+    pfc_priority_to_queue: None,
+};
 
 /// Who reads one command's output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,6 +106,7 @@ pub static PLATFORMS: &[Entry] = &[
         build: super::nxos::build,
         canonical_ifname: super::nxos::canonical_ifname,
         reads: super::nxos::READS,
+        map_notes: super::nxos::MAP_NOTES,
         emulation: GENERIC_CLI,
     },
     Entry {
@@ -103,6 +117,7 @@ pub static PLATFORMS: &[Entry] = &[
         build: super::eos::build,
         canonical_ifname: super::eos::canonical_ifname,
         reads: super::eos::READS,
+        map_notes: NO_NOTES,
         emulation: Emulation {
             prompt: "{h}#",
             invalid: "% Invalid input\n",
@@ -117,6 +132,7 @@ pub static PLATFORMS: &[Entry] = &[
         build: super::cumulus::build,
         canonical_ifname: super::cumulus::canonical_ifname,
         reads: super::cumulus::READS,
+        map_notes: NO_NOTES,
         emulation: Emulation {
             prompt: "cumulus@{h}:mgmt:~$ ",
             ..GENERIC_CLI
@@ -130,6 +146,7 @@ pub static PLATFORMS: &[Entry] = &[
         build: super::sonic::build,
         canonical_ifname: super::sonic::canonical_ifname,
         reads: super::sonic::READS,
+        map_notes: super::sonic::MAP_NOTES,
         emulation: Emulation {
             prompt: "admin@{h}:~$ ",
             ..GENERIC_CLI
@@ -143,6 +160,7 @@ pub static PLATFORMS: &[Entry] = &[
         build: super::onyx::build,
         canonical_ifname: super::onyx::canonical_ifname,
         reads: super::onyx::READS,
+        map_notes: NO_NOTES,
         emulation: Emulation {
             prompt: "{h} [standalone: master] # ",
             ..GENERIC_CLI
@@ -156,6 +174,7 @@ pub static PLATFORMS: &[Entry] = &[
         build: super::junos::build,
         canonical_ifname: super::junos::canonical_ifname,
         reads: super::junos::READS,
+        map_notes: super::junos::MAP_NOTES,
         emulation: Emulation {
             prompt: "audit@{h}> ",
             pager: "---(more)---",
@@ -170,6 +189,7 @@ pub static PLATFORMS: &[Entry] = &[
         build: super::os10::build,
         canonical_ifname: super::os10::canonical_ifname,
         reads: super::os10::READS,
+        map_notes: NO_NOTES,
         emulation: Emulation {
             pager: "--more--",
             ..GENERIC_CLI
@@ -183,6 +203,7 @@ pub static PLATFORMS: &[Entry] = &[
         build: super::linux::build,
         canonical_ifname: str::to_string,
         reads: super::linux::READS,
+        map_notes: NO_NOTES,
         emulation: Emulation {
             prompt: "root@{h}:~# ",
             invalid: "bash: {cmd}: command not found\n",

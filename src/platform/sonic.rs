@@ -27,6 +27,7 @@ mod show;
 use super::registry::{Read, reader, unread};
 use super::{BuildNotes, Output};
 use crate::model::Device;
+use crate::model::maps::Notes;
 
 /// Command id of vendor-parsers/sonic.toml → the reader of its output (meta-tested: every
 /// command has one, or says why not).
@@ -96,6 +97,28 @@ const SHOWS: &[super::Show] = &[
     ("show-pfc-counters", show::pfc_counters),
     ("show-queue-counters", show::queue_counters),
 ];
+
+/// Why SONiC's map entries are what they are where no line states them: SONiC programs its
+/// maps through the SAI port attributes (SAI, inc/saiport.h,
+/// <https://github.com/opencomputeproject/SAI/blob/master/inc/saiport.h>). [V SAI saiport.h]
+pub(crate) const MAP_NOTES: Notes<'static> = Notes {
+    dscp_to_tc: Some(
+        "no DSCP_TO_TC_MAP bound: every packet in TC 0 (SAI_PORT_ATTR_QOS_DSCP_TO_TC_MAP, default no map) [R]",
+    ),
+    pcp_to_tc: Some("no DOT1P_TO_TC_MAP bound (SAI: \"Default no map\")"),
+    tc_to_queue: Some(
+        "no TC_TO_QUEUE_MAP bound: SAI_PORT_ATTR_QOS_TC_TO_QUEUE_MAP \"Default no map i.e All packets to queue 0\" (SAI inc/saiport.h) [V]",
+    ),
+    tc_to_pg: Some(
+        "no TC_TO_PRIORITY_GROUP_MAP bound: SAI_PORT_ATTR_QOS_TC_TO_PRIORITY_GROUP_MAP \"Default no map\", no mapping stated (SAI inc/saiport.h) [V]",
+    ),
+    tc_to_pfc_priority: Some(
+        "the priority whose pause the TC's PG sends (PFC_PRIORITY_TO_PRIORITY_GROUP_MAP) and whose received pause stops the TC's queue (MAP_PFC_PRIORITY_TO_QUEUE); unknown when one of the four maps is not bound (SAI: \"Default no map\") [I]",
+    ),
+    pfc_priority_to_queue: Some(
+        "no MAP_PFC_PRIORITY_TO_QUEUE bound: SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_QUEUE_MAP \"Default no map\" (SAI inc/saiport.h) [V]",
+    ),
+};
 
 /// SONiC interface names as SONiC prints them (`Ethernet0`, `PortChannel0001`, `Vlan100`,
 /// `Loopback0`, `eth0`); other spellings of the same families are normalized.
