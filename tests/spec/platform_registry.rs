@@ -196,3 +196,180 @@ fn sonic_pfcwd_stats_says_why_it_is_not_read() {
         "{r:?}"
     );
 }
+
+/// The README's "Adding a platform" section: the number of places it claims is the number it
+/// lists, at most 5, and every registered platform has each of them.
+#[test]
+fn the_readme_places_of_a_platform_are_the_real_ones() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let section = readme
+        .split("\n## Adding a platform\n")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("README.md has an \"Adding a platform\" section");
+    let claimed: usize = section
+        .split("touches ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("the section says how many places a platform touches");
+    let places: Vec<&str> = section
+        .lines()
+        .filter(|l| {
+            l.split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
+        .collect();
+    assert_eq!(places.len(), claimed, "{places:#?}");
+    assert!(claimed <= 5, "adding a platform touches {claimed} places");
+    let want = [
+        "`vendor-parsers/<platform>.toml`",
+        "`src/platform/<platform>.rs`",
+        "`src/platform/mod.rs`",
+        "`src/platform/registry.rs`",
+        "`fixtures/<platform>/",
+    ];
+    for (place, w) in places.iter().zip(want) {
+        assert!(place.contains(w), "{place:?} should name {w}");
+    }
+    let module_list = std::fs::read_to_string(root.join("src/platform/mod.rs")).unwrap_or_default();
+    for id in registry::ids() {
+        assert!(
+            root.join(format!("vendor-parsers/{id}.toml")).is_file(),
+            "{id}: parser file"
+        );
+        assert!(
+            root.join(format!("src/platform/{id}.rs")).is_file(),
+            "{id}: module"
+        );
+        assert!(
+            module_list.contains(&format!("pub mod {id};")),
+            "{id}: module line"
+        );
+        assert!(
+            root.join(format!("fixtures/{id}")).is_dir(),
+            "{id}: golden cases"
+        );
+    }
+}
+
+/// Where a platform id may be spelled in production code besides its own module and the
+/// registry, and why a new switch platform need not touch the place. A new entry here is a new
+/// place that adding a platform touches: the README's count must then be revisited.
+const SPELLED_ELSEWHERE: &[(&str, &str, &str)] = &[
+    (
+        "parser/allow.rs",
+        "linux cumulus sonic",
+        "the read-only allow-list's command shapes of platforms that run a Linux shell; a switch CLI gets the `show …` shape",
+    ),
+    (
+        "platform/conflicts.rs",
+        "nxos eos cumulus",
+        "contradictions within the config forms of those platforms; optional for another",
+    ),
+    (
+        "collect/run.rs",
+        "linux",
+        "host-only collection (RDMA discovery)",
+    ),
+    (
+        "collect/inventory.rs",
+        "linux",
+        "an Ansible host without ansible_network_os is a Linux host",
+    ),
+    ("cli/probe_run.rs", "linux", "probes run between hosts"),
+    (
+        "remediate/apply.rs",
+        "linux",
+        "host fixes are runtime commands, not config merges",
+    ),
+    (
+        "rules/eval.rs",
+        "linux",
+        "probe rules are checked on the hosts that ran the probe",
+    ),
+    (
+        "policy.rs",
+        "sonic",
+        "a value of [policy] ecn_profile (SONiC's default WRED profile), not a platform",
+    ),
+    (
+        "schema.rs",
+        "nxos",
+        "the example device of the rule-input schema",
+    ),
+    (
+        "fuzzing/smoke.rs",
+        "sonic",
+        "the fuzz smoke run's SONiC corpus folder",
+    ),
+];
+
+#[test]
+fn no_platform_is_spelled_outside_its_module_and_the_registry() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
+    let allowed: BTreeMap<&str, BTreeSet<&str>> = SPELLED_ELSEWHERE
+        .iter()
+        .map(|(f, ids, _)| (*f, ids.split(' ').collect()))
+        .collect();
+    let mut found: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(&root)
+            .unwrap_or(f)
+            .display()
+            .to_string()
+            .replace('\\', "/");
+        let code: String = without_tests(&std::fs::read_to_string(f).unwrap_or_default())
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for id in registry::ids() {
+            let own =
+                rel == format!("platform/{id}.rs") || rel.starts_with(&format!("platform/{id}/"));
+            if own || rel == "platform/registry.rs" {
+                continue;
+            }
+            if code.contains(&format!("\"{id}\"")) {
+                found.entry(rel.clone()).or_default().insert(id.to_string());
+            }
+        }
+    }
+    let mut problems = Vec::new();
+    for (file, ids) in &found {
+        for id in ids {
+            if !allowed
+                .get(file.as_str())
+                .is_some_and(|a| a.contains(id.as_str()))
+            {
+                problems.push(format!(
+                    "src/{file} spells the platform \"{id}\": derive it from the platform registry, or list the place in SPELLED_ELSEWHERE with why a new platform need not touch it"
+                ));
+            }
+        }
+    }
+    for (file, ids, _) in SPELLED_ELSEWHERE {
+        for id in ids.split(' ') {
+            if !found.get(*file).is_some_and(|s| s.contains(id)) {
+                problems.push(format!(
+                    "SPELLED_ELSEWHERE lists src/{file} for {id}, which it no longer spells"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
