@@ -2,7 +2,7 @@
 //!
 //! A Junos configuration is a tree. `tree` rebuilds it from either form (curly braces, or
 //! `| display set` lines) into full-path statements, following braces rather than indentation
-//! and keeping `inactive:` / `deactivate` statements aside (they do not apply); `config` reads
+//! and keeping `inactive:` / `deactivate` statements aside (they do not apply); `read` reads
 //! the statements into typed definitions; `apply` resolves them into the model with the Junos
 //! defaults (classifier → forwarding class → queue, congestion-notification profiles for PFC and
 //! the PFC watchdog, scheduler maps with ECN drop profiles, wildcard class-of-service interfaces,
@@ -16,7 +16,7 @@
 //! members that cannot be expanded.
 
 mod apply;
-mod config;
+mod read;
 mod show;
 mod tree;
 
@@ -28,19 +28,16 @@ use crate::model::{Device, UndefinedRef, Unrecognized};
 /// Command id of vendor-parsers/junos.toml → the reader of its output (meta-tested: every
 /// command has one, or says why not).
 pub(crate) const READS: &[Read] = &[
-    reader(
-        "show-configuration",
-        "tree::statements, config::Config::read",
-    ),
+    reader("show-configuration", "tree::statements, read::Config::read"),
     reader(
         "show-configuration-set",
-        "tree::statements, config::Config::read",
+        "tree::statements, read::Config::read",
     ),
     reader(
         "show-configuration-class-of-service",
-        "tree::statements, config::Config::read",
+        "tree::statements, read::Config::read",
     ),
-    reader("class-of-service", "tree::statements, config::Config::read"),
+    reader("class-of-service", "tree::statements, read::Config::read"),
     reader("show-interfaces", "show::show_interfaces"),
     reader("show-interfaces-extensive", "show::show_interfaces"),
     reader("show-lldp-neighbors", "show::lldp_neighbors"),
@@ -61,7 +58,7 @@ const CONFIG_IDS: &[(&str, bool, tree::Form)] = &[
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = BuildNotes::default();
-    let mut cfg = config::Config::default();
+    let mut cfg = read::Config::default();
     let unread = |file: &str, line: u32, text: String, notes: &mut BuildNotes| {
         if let Some(oi) = outs.iter().position(|o| &*o.file == file) {
             notes.unrecognized.push((oi, Unrecognized { line, text }));
@@ -107,7 +104,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
 /// References to objects the configuration never defines (Junos refuses to commit them, so an
 /// intended config with one is wrong); default classes and `default` classifiers count as
 /// defined.
-fn undefined_refs(cfg: &config::Config) -> Vec<(&'static str, String, crate::model::Src)> {
+fn undefined_refs(cfg: &read::Config) -> Vec<(&'static str, String, crate::model::Src)> {
     let cos = &cfg.cos;
     let default_fc = ["best-effort", "fcoe", "no-loss", "network-control", "mcast"];
     let mut seen = std::collections::BTreeSet::new();

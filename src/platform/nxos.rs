@@ -4,14 +4,14 @@
 //! NX-OS spreads one port's QoS over four places: class-maps classify (DSCP/CoS → qos-group),
 //! a `type qos` policy applies them, the system `network-qos` policy decides which qos-groups
 //! pause (PFC) and their MTU, and a `type queuing` policy schedules the egress queues and marks
-//! ECN. The config side (`config`) collects definitions and interface blocks from
-//! `show running-config` and `show running-config interface`; `qos` resolves the chain for
+//! ECN. The config side (`read`) collects definitions and interface blocks from
+//! `show running-config` and `show running-config interface`; `apply` resolves the chain for
 //! each interface and applies NX-OS defaults for absent lines; `show` reads the operational
 //! outputs (`show interface`, LLDP, `show interface priority-flow-control`), which win over
 //! the config where both speak.
 
-pub(crate) mod config;
-mod qos;
+mod apply;
+pub(crate) mod read;
 mod show;
 
 use super::registry::{Read, reader};
@@ -25,8 +25,8 @@ const CONFIG_IDS: &[&str] = &["running-config", "show-running-interface"];
 /// Command id of vendor-parsers/nxos.toml → the reader of its output (meta-tested: every
 /// command has one, or says why not).
 pub(crate) const READS: &[Read] = &[
-    reader("running-config", "config::Config::read"),
-    reader("show-running-interface", "config::Config::read"),
+    reader("running-config", "read::Config::read"),
+    reader("show-running-interface", "read::Config::read"),
     reader("show-interface", "show::read"),
     reader("show-lldp-neighbors-detail", "show::read"),
     reader("show-lldp-neighbors", "show::read"),
@@ -35,7 +35,7 @@ pub(crate) const READS: &[Read] = &[
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = BuildNotes::default();
-    let mut cfg = config::Config::default();
+    let mut cfg = read::Config::default();
     for (i, o) in outs.iter().enumerate() {
         if CONFIG_IDS.contains(&o.cmd.id.as_str()) {
             cfg.read(i, o);
@@ -45,7 +45,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
         notes.not_read(outs, *oi, *line, why);
     }
     if cfg.seen {
-        qos::apply(dev, &cfg, &mut notes);
+        apply::apply(dev, &cfg, &mut notes);
     }
     // Operational outputs after the config: what the device reports wins.
     for id in [
