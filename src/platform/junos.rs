@@ -90,16 +90,16 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             }
         }
     }
-    for id in ["show-interfaces", "show-interfaces-extensive"] {
-        for o in outs.iter().filter(|o| o.cmd.id == id) {
-            show::show_interfaces(dev, o);
-        }
-    }
-    for o in outs.iter().filter(|o| o.cmd.id == "show-lldp-neighbors") {
-        show::lldp_neighbors(dev, o);
-    }
+    super::read_shows(dev, outs, SHOWS);
     notes
 }
+
+/// The operational outputs, in the order they are read (after the config).
+const SHOWS: &[super::Show] = &[
+    ("show-interfaces", show::show_interfaces),
+    ("show-interfaces-extensive", show::show_interfaces),
+    ("show-lldp-neighbors", show::lldp_neighbors),
+];
 
 /// References to objects the configuration never defines (Junos refuses to commit them, so an
 /// intended config with one is wrong); default classes and `default` classifiers count as

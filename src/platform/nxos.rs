@@ -48,18 +48,17 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
         apply::apply(dev, &cfg, &mut notes);
     }
     // Operational outputs after the config: what the device reports wins.
-    for id in [
-        "show-interface",
-        "show-lldp-neighbors",
-        "show-lldp-neighbors-detail",
-        "show-interface-priority-flow-control",
-    ] {
-        for o in outs.iter().filter(|o| o.cmd.id == id) {
-            show::read(dev, o);
-        }
-    }
+    super::read_shows(dev, outs, SHOWS);
     notes
 }
+
+/// The operational outputs, in the order they are read (after the config).
+const SHOWS: &[super::Show] = &[
+    ("show-interface", show::read),
+    ("show-lldp-neighbors", show::read),
+    ("show-lldp-neighbors-detail", show::read),
+    ("show-interface-priority-flow-control", show::read),
+];
 
 /// Why NX-OS's map entries are what they are where no line states them.
 pub(crate) const MAP_NOTES: Notes<'static> = Notes {

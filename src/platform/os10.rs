@@ -55,14 +55,15 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
         }
         apply::apply_config(dev, &cfg);
     }
-    for o in outs.iter().filter(|o| o.cmd.id == "show-lldp-neighbors") {
-        show::lldp_neighbors(dev, o);
-    }
-    for o in outs.iter().filter(|o| o.cmd.id == "show-interface") {
-        show::interface_macs(dev, o);
-    }
+    super::read_shows(dev, outs, SHOWS);
     notes
 }
+
+/// The operational outputs, in the order they are read (after the config).
+const SHOWS: &[super::Show] = &[
+    ("show-lldp-neighbors", show::lldp_neighbors),
+    ("show-interface", show::interface_macs),
+];
 
 /// Canonical interface name. OS10 configs say `ethernet1/1/1`, its show commands `Eth 1/1/1` or
 /// `Ethernet 1/1/1`: all become `ethernet1/1/1` (`port-channel10`, `vlan10`, `mgmt1/1/1`,
