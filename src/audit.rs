@@ -23,19 +23,48 @@ pub struct Options {
     pub waivers: Option<PathBuf>,
 }
 
-/// Everything a report needs.
-pub struct Audit {
-    pub fabric: Fabric,
-    pub findings: Vec<Finding>,
-    pub rules: usize,
-    /// Per rule, how many objects it checked and found correct, and on which platforms.
-    pub passes: crate::rules::eval::Passes,
-    /// Probe results (from the snapshot's `probes.json` or a probe run).
-    pub probes: Vec<Probe>,
-    /// Findings a waiver accepted: not in `findings`, listed apart in every report.
-    pub waived: Vec<crate::rules::waivers::Waived>,
-    /// The rule catalog the audit ran (for reports that describe rules: SARIF, HTML).
-    pub catalog: Vec<crate::rules::RuleSpec>,
+/// Everything a report needs: the report's input, which the audit fills.
+pub use crate::report::input::Audit;
+use crate::report::input::{RuleEntry, Waived, WaiverEntry};
+
+/// The rule catalog as reports read it: one entry per loaded rule.
+pub fn catalog(rules: &RuleSet) -> Vec<RuleEntry> {
+    rules
+        .rules
+        .iter()
+        .map(|r| {
+            let s = &r.spec;
+            RuleEntry {
+                id: s.id.clone(),
+                title: s.title.clone(),
+                family: s.family.clone(),
+                severity: s.severity.clone(),
+                what: s.doc.what.clone(),
+                why: s.doc.why.clone(),
+                fix: s.doc.fix.clone(),
+                references: s.doc.references.clone(),
+            }
+        })
+        .collect()
+}
+
+impl From<crate::rules::waivers::Waived> for Waived {
+    fn from(w: crate::rules::waivers::Waived) -> Waived {
+        let v = w.waiver;
+        Waived {
+            finding: w.finding,
+            waiver: WaiverEntry {
+                rule: v.rule,
+                device: v.device,
+                object: v.object,
+                reason: v.reason,
+                owner: v.owner,
+                expires: v.expires,
+                file: v.file,
+                line: v.line,
+            },
+        }
+    }
 }
 
 /// The file in a snapshot folder that holds probe results (`audit --probe` writes it).
@@ -261,7 +290,7 @@ fn finish_rules(
         let applied =
             crate::rules::waivers::apply(findings, &ws, &ids, crate::rules::waivers::Day::today());
         findings = applied.kept;
-        waived = applied.waived;
+        waived = applied.waived.into_iter().map(Waived::from).collect();
         if !applied.notices.is_empty() {
             fabric.notices.extend(applied.notices);
             let (wf, _) =
@@ -277,6 +306,6 @@ fn finish_rules(
         passes,
         probes,
         waived,
-        catalog: rules.rules.iter().map(|r| r.spec.clone()).collect(),
+        catalog: catalog(rules),
     })
 }

@@ -181,7 +181,7 @@ fn build_device_timed(
         return (dev, unknown);
     };
     dev.platform = pid.clone();
-    dev.is_switch = pid != "linux";
+    dev.is_switch = !crate::platform::registry::is_host(&pid);
     dev.role = input
         .role
         .clone()
@@ -338,7 +338,7 @@ fn build_device_timed(
 /// Role from the name when nothing says: hosts are hosts; "spine"/"leaf" in a switch name.
 pub fn default_role(platform: &str, name: &str) -> String {
     let n = name.to_ascii_lowercase();
-    if platform == "linux" {
+    if crate::platform::registry::is_host(platform) {
         if n.contains("stor") || n.contains("nvme") {
             "storage".into()
         } else {

@@ -2,6 +2,15 @@
 
 use crate::model::Endpoint;
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Per rule: how many objects it checked and passed, and on which platforms (the rule engine
+/// counts them; JUnit shows a passing case per rule).
+#[derive(Debug, Default, Clone)]
+pub struct Passes {
+    pub count: BTreeMap<String, usize>,
+    pub platforms: BTreeMap<String, BTreeSet<String>>,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

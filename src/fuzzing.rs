@@ -17,10 +17,12 @@ use crate::snapshot::{DeviceInput, InputFile, Snapshot};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-/// The platforms in the order the fuzz targets name them.
-pub const PLATFORMS: [&str; 8] = [
-    "nxos", "eos", "cumulus", "sonic", "onyx", "junos", "os10", "linux",
-];
+/// The platform a fuzzer's byte picks: the registry's entries in order (saved inputs depend on
+/// that order, which the registry keeps).
+fn platform_of_byte(b: u8) -> &'static str {
+    let all = crate::platform::registry::PLATFORMS;
+    all[b as usize % all.len()].id
+}
 
 fn parsers() -> &'static Arc<Parsers> {
     static P: OnceLock<Arc<Parsers>> = OnceLock::new();
@@ -151,7 +153,7 @@ pub fn reports(data: &[u8]) {
         return;
     };
     let snap = Snapshot {
-        devices: vec![device_input(PLATFORMS[*p as usize % PLATFORMS.len()], rest)],
+        devices: vec![device_input(platform_of_byte(*p), rest)],
         ..Default::default()
     };
     let (policy, notices) = crate::audit::resolve_policy(rules(), &snap);
@@ -164,7 +166,7 @@ pub fn reports(data: &[u8]) {
         passes,
         probes: Vec::new(),
         waived: Vec::new(),
-        catalog: rules().rules.iter().map(|r| r.spec.clone()).collect(),
+        catalog: crate::audit::catalog(rules()),
     };
     use crate::report::Format::*;
     for f in [Table, Json, Model, Html, Markdown, Sarif, Junit, Github] {

@@ -120,11 +120,6 @@ impl<T: Serialize> Serialize for Sourced<T> {
     }
 }
 
-/// Platform ids (fixed; README.md "Platforms").
-pub const PLATFORMS: &[&str] = &[
-    "nxos", "eos", "cumulus", "sonic", "onyx", "junos", "os10", "linux",
-];
-
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Fabric {
     pub devices: Vec<Device>,

@@ -72,10 +72,12 @@ pub fn run(a: CollectCmdArgs) -> Result<ExitStatus> {
     })
 }
 
-/// Load an inventory with the user's ssh_config and `--limit`; warnings go to stderr.
+/// Load an inventory with the user's ssh_config and `--limit`; warnings go to stderr. A device
+/// may name a platform `parsers_dir` adds.
 pub(crate) fn load_inventory(
     inventory: &std::path::Path,
     c: &CollectArgs,
+    parsers_dir: Option<&std::path::Path>,
 ) -> Result<crate::collect::inventory::Inventory> {
     use crate::collect::{inventory::Inventory, ssh_config::SshConfig};
     let ssh = match c.ssh_config.as_deref() {
@@ -83,7 +85,16 @@ pub(crate) fn load_inventory(
         Some(p) => Some(SshConfig::load(p)?),
         None => SshConfig::load_user()?,
     };
-    let mut inv = Inventory::load(inventory, ssh.as_ref())?;
+    let added = match parsers_dir {
+        Some(_) => crate::parser::load_parsers(parsers_dir)?
+            .platforms
+            .iter()
+            .map(|p| p.id.clone())
+            .collect(),
+        None => Vec::new(),
+    };
+    let added: Vec<&str> = added.iter().map(String::as_str).collect();
+    let mut inv = Inventory::load_with_platforms(inventory, ssh.as_ref(), &added)?;
     if let Some(l) = &c.limit {
         inv.limit(l)?;
     }
@@ -101,7 +112,7 @@ pub(crate) fn collect_run(
     c: &CollectArgs,
 ) -> Result<crate::collect::run::Summary> {
     use crate::collect::run;
-    let inv = load_inventory(inventory, c)?;
+    let inv = load_inventory(inventory, c, parsers_dir)?;
     if inv.targets.is_empty() {
         anyhow::bail!("{}: no device to collect from", inventory.display());
     }

@@ -88,7 +88,7 @@ pub fn run(
     rules_dir: Option<&Path>,
     parsers_dir: Option<&Path>,
 ) -> Result<ProbeRun> {
-    let inv = super::load_inventory(inventory, collect)?;
+    let inv = super::load_inventory(inventory, collect, parsers_dir)?;
     let (fabric, config, rules) = match snapshot {
         Some(s) => {
             let (a, rules) = audit::run_keeping_rules(
@@ -234,7 +234,7 @@ pub fn run(
             passes,
             probes: outcome.probes,
             waived: Vec::new(),
-            catalog: rules.rules.iter().map(|r| r.spec.clone()).collect(),
+            catalog: audit::catalog(&rules),
         },
         interrupted: outcome.interrupted,
     })

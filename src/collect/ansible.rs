@@ -67,24 +67,10 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<AnsibleHost>> {
     inv.finish()
 }
 
-/// Map `ansible_network_os` (short name or FQCN) to our platform id.
+/// Map `ansible_network_os` (short name or FQCN) to our platform id (the names are in the
+/// platform registry, `crate::platform::registry`).
 pub fn platform_of(network_os: &str) -> Option<&'static str> {
-    let os = network_os.trim().to_ascii_lowercase();
-    let platform = match os.as_str() {
-        "nxos" | "cisco.nxos.nxos" => "nxos",
-        "eos" | "arista.eos.eos" => "eos",
-        "cumulus" | "nvue" => "cumulus",
-        "sonic" | "dellemc.enterprise_sonic.sonic" => "sonic",
-        "junos" | "junipernetworks.junos.junos" => "junos",
-        "onyx" | "mellanox.onyx.onyx" => "onyx",
-        "os10" | "dellemc.os10.os10" => "os10",
-        "linux" => "linux",
-        other => match other.strip_prefix("nvidia.cumulus.") {
-            Some(rest) if !rest.is_empty() => "cumulus",
-            _ => return None,
-        },
-    };
-    Some(platform)
+    crate::platform::registry::of_ansible(network_os)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@
 //! Every command the emulator receives (exec request or shell line) is logged in
 //! `Device::received`, so a test can prove what a collector never sent.
 
+use crate::platform::registry::{Emulation, GENERIC_CLI};
 use anyhow::{Context, Result, bail};
 use russh::keys::{PrivateKey, PublicKey};
 use russh::server::{self, Auth, Msg, Session};
@@ -169,38 +170,24 @@ impl Device {
         self.outputs.get(cmd).cloned()
     }
 
+    /// How the platform's CLI looks (the registry's entry; a platform without one looks like
+    /// a generic switch CLI).
+    fn emulation(&self) -> &'static Emulation {
+        crate::platform::registry::get(&self.platform).map_or(&GENERIC_CLI, |e| &e.emulation)
+    }
+
     fn prompt(&self) -> String {
-        let h = &self.hostname;
-        match self.platform.as_str() {
-            "eos" => format!("{h}#"),
-            "junos" => format!("audit@{h}> "),
-            "onyx" => format!("{h} [standalone: master] # "),
-            "cumulus" => format!("cumulus@{h}:mgmt:~$ "),
-            "sonic" => format!("admin@{h}:~$ "),
-            "linux" => format!("root@{h}:~# "),
-            _ => format!("{h}# "),
-        }
+        self.emulation().prompt.replace("{h}", &self.hostname)
     }
 
     /// What the platform's pager prints at the end of a page.
     fn pager(&self) -> &'static str {
-        match self.platform.as_str() {
-            "junos" => "---(more)---",
-            "os10" => "--more--",
-            _ => " --More-- ",
-        }
+        self.emulation().pager
     }
 
     fn invalid(&self, cmd: &str) -> Vec<u8> {
-        match self.platform.as_str() {
-            "eos" => b"% Invalid input\n".to_vec(),
-            "linux" => format!(
-                "bash: {}: command not found\n",
-                cmd.split_whitespace().next().unwrap_or("")
-            )
-            .into_bytes(),
-            _ => b"% Invalid command at '^' marker.\n".to_vec(),
-        }
+        let word = cmd.split_whitespace().next().unwrap_or("");
+        self.emulation().invalid.replace("{cmd}", word).into_bytes()
     }
 }
 
@@ -333,7 +320,7 @@ async fn answer_exec(handle: server::Handle, id: ChannelId, dev: Arc<Device>, cm
         }
         None => {
             let msg = bytes::Bytes::from(dev.invalid(&cmd));
-            let code = if dev.platform == "linux" {
+            let code = if crate::platform::registry::is_host(&dev.platform) {
                 let _ = handle.extended_data(id, 1, msg).await;
                 127
             } else {

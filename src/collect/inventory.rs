@@ -171,9 +171,6 @@ pub const DEFAULT_MAX_OUTPUT: u64 = 64 * 1024 * 1024;
 pub const DEFAULT_MAX_INTERFACES: usize = 256;
 /// 15 minutes: 256 interfaces of commands at a few hundred milliseconds each fit in it.
 pub const DEFAULT_DEVICE_TIMEOUT: f64 = 900.0;
-pub const PLATFORMS: &[&str] = &[
-    "nxos", "eos", "cumulus", "sonic", "junos", "onyx", "os10", "linux",
-];
 
 fn expand_home(p: &str, base: &Path) -> PathBuf {
     if let Some(rest) = p.strip_prefix("~/")
@@ -233,6 +230,8 @@ fn local_user() -> String {
 struct Resolver<'a> {
     ssh: Option<&'a SshConfig>,
     base: PathBuf,
+    /// The platforms a device may name: the registry's and those `--parsers DIR` added.
+    platforms: Vec<String>,
 }
 
 impl Resolver<'_> {
@@ -288,14 +287,34 @@ fn default_identities() -> Vec<PathBuf> {
 impl Inventory {
     /// Read a TOML or Ansible YAML inventory (by extension: .yml/.yaml is Ansible).
     pub fn load(path: &Path, ssh: Option<&SshConfig>) -> Result<Inventory> {
+        Self::load_with_platforms(path, ssh, &[])
+    }
+
+    /// [`Inventory::load`], also accepting the platforms of `extra` (those `--parsers DIR`
+    /// adds to the registry's).
+    pub fn load_with_platforms(
+        path: &Path,
+        ssh: Option<&SshConfig>,
+        extra: &[&str],
+    ) -> Result<Inventory> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("reading inventory {}", path.display()))?;
-        Self::from_text(&text, path, ssh)
+        Self::from_text_with_platforms(&text, path, ssh, extra)
     }
 
     /// Read an inventory from its text; `path` names it in errors, says by its extension
     /// whether it is Ansible YAML, and is the folder relative paths in it start from.
     pub fn from_text(text: &str, path: &Path, ssh: Option<&SshConfig>) -> Result<Inventory> {
+        Self::from_text_with_platforms(text, path, ssh, &[])
+    }
+
+    /// [`Inventory::from_text`], also accepting the platforms of `extra`.
+    pub fn from_text_with_platforms(
+        text: &str,
+        path: &Path,
+        ssh: Option<&SshConfig>,
+        extra: &[&str],
+    ) -> Result<Inventory> {
         let base = path
             .parent()
             .map(Path::to_path_buf)
@@ -304,7 +323,19 @@ impl Inventory {
             path.extension().and_then(|e| e.to_str()),
             Some("yml" | "yaml")
         );
-        let r = Resolver { ssh, base };
+        let mut platforms: Vec<String> = crate::platform::registry::ids()
+            .map(str::to_string)
+            .collect();
+        for p in extra {
+            if !platforms.iter().any(|k| k == p) {
+                platforms.push(p.to_string());
+            }
+        }
+        let r = Resolver {
+            ssh,
+            base,
+            platforms,
+        };
         let mut inv = if is_yaml {
             Self::from_ansible(text, path, &r)?
         } else {
@@ -545,13 +576,13 @@ fn finish(
         .with_context(|| {
             format!(
                 "{file}: device {name:?} has no platform (set platform = one of {} on the device, a group or [defaults])",
-                PLATFORMS.join(", ")
+                r.platforms.join(", ")
             )
         })?;
-    if !PLATFORMS.contains(&platform.as_str()) {
+    if !r.platforms.contains(&platform) {
         bail!(
             "{file}: device {name:?}: platform {platform:?} is not one of {}",
-            PLATFORMS.join(", ")
+            r.platforms.join(", ")
         );
     }
     let sc = r.ssh_for(host);

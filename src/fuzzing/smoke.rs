@@ -7,7 +7,7 @@
 //! every CI run; the coverage-guided long run is `scripts/fuzz-long`. Failing inputs are written
 //! to the output folder, named by kind and hash, ready to become `fuzz/regressions/` files.
 
-use super::{PLATFORMS, alloc, mutate, replay};
+use super::{alloc, mutate, replay};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -337,8 +337,7 @@ pub fn seeds(target: &str, root: &Path, corpus: Option<&Path>, max_len: usize) -
             &|p, _| ext(p, &["yml", "yaml"]),
             50,
         ),
-        "reports" => PLATFORMS
-            .iter()
+        "reports" => crate::platform::registry::ids()
             .enumerate()
             .flat_map(|(i, p)| {
                 let configs = pick(

@@ -171,7 +171,7 @@ fn nxos_dscp_in_two_classes(p: &Parsed) -> Vec<Conflict> {
                 }
                 let values = p
                     .get(r, "val")
-                    .and_then(super::nxos::config::dscp_list)
+                    .and_then(super::nxos::read::dscp_list)
                     .unwrap_or_default();
                 cmaps
                     .entry(p.get(parent, "name").unwrap_or(""))

@@ -30,8 +30,27 @@ mod nvue;
 mod show;
 mod tree;
 
+use super::registry::{Read, reader};
 use super::{BuildNotes, Output};
 use crate::model::{Device, UndefinedRef};
+
+/// Command id of vendor-parsers/cumulus.toml → the reader of its output (meta-tested: every
+/// command has one, or says why not).
+pub(crate) const READS: &[Read] = &[
+    reader("nv-config-show", "nvue::read"),
+    reader("nv-config-show-json", "nvue::read"),
+    reader("nv-show-qos-roce", "show::overlay"),
+    reader("nv-show-interface-qos-roce-status", "show::overlay"),
+    reader("nv-show-interface-qos-roce-counters", "show::roce_counters"),
+    reader("nv-show-qos-pfc", "show::overlay"),
+    reader("nv-show-qos-congestion-control", "show::overlay"),
+    reader("nv-show-interface-qos-pfc-watchdog", "show::overlay"),
+    reader("nv-show-interface-lldp", "show::lldp_table"),
+    reader("lldpctl-json", "linux::lldp_json"),
+    reader("ip-link-json", "link_macs"),
+    reader("traffic-conf", "legacy::traffic_conf"),
+    reader("nclu-commands", "legacy::nclu"),
+];
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = BuildNotes::default();

@@ -24,47 +24,50 @@ mod apply;
 mod read;
 mod show;
 
+use super::registry::{Read, reader};
 use super::{BuildNotes, Output};
-use crate::model::{Device, Field, UndefinedRef};
+use crate::model::{Device, UndefinedRef};
+
+/// Command id of vendor-parsers/eos.toml → the reader of its output (meta-tested: every
+/// command has one, or says why not).
+pub(crate) const READS: &[Read] = &[
+    reader("running-config", "read::read_config"),
+    reader("show-interfaces", "show::show_interfaces"),
+    reader("show-lldp-neighbors-detail", "show::lldp_detail"),
+    reader("show-lldp-neighbors", "show::lldp_summary"),
+    reader("show-qos-interfaces", "show::show_qos_interfaces"),
+];
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = BuildNotes::default();
-    // Configs first, then the outputs that refine them; detail LLDP before the summary so the
-    // richer record wins when both were collected.
-    let order = [
-        "running-config",
-        "show-interfaces",
-        "show-qos-interfaces",
-        "show-lldp-neighbors-detail",
-        "show-lldp-neighbors",
-    ];
-    for id in order {
-        for (oi, o) in outs.iter().enumerate() {
-            if o.cmd.id != id {
-                continue;
-            }
-            match id {
-                "running-config" => {
-                    let cfg = read::read_config(o);
-                    for (line, why) in &cfg.unexpanded {
-                        notes.not_read(outs, oi, *line, why);
-                    }
-                    for (kind, name, line) in read::undefined_refs(&cfg) {
-                        notes
-                            .undefined
-                            .push((oi, UndefinedRef { kind, name, line }));
-                    }
-                    apply::apply_config(dev, &cfg);
-                }
-                "show-interfaces" => show::show_interfaces(dev, o),
-                "show-qos-interfaces" => show::show_qos_interfaces(dev, o),
-                "show-lldp-neighbors-detail" => show::lldp_detail(dev, o),
-                _ => show::lldp_summary(dev, o),
-            }
+    // Configs first, then the outputs that refine them.
+    for (oi, o) in outs.iter().enumerate() {
+        if o.cmd.id != "running-config" {
+            continue;
         }
+        let cfg = read::read_config(o);
+        for (line, why) in &cfg.unexpanded {
+            notes.not_read(outs, oi, *line, why);
+        }
+        for (kind, name, line) in read::undefined_refs(&cfg) {
+            notes
+                .undefined
+                .push((oi, UndefinedRef { kind, name, line }));
+        }
+        apply::apply_config(dev, &cfg);
     }
+    super::read_shows(dev, outs, SHOWS);
     notes
 }
+
+/// The outputs that refine the config, in the order they are read: detail LLDP before the
+/// summary so the richer record wins when both were collected.
+const SHOWS: &[super::Show] = &[
+    ("show-interfaces", show::show_interfaces),
+    ("show-qos-interfaces", show::show_qos_interfaces),
+    ("show-lldp-neighbors-detail", show::lldp_detail),
+    ("show-lldp-neighbors", show::lldp_summary),
+];
 
 /// Full EOS interface name from the abbreviations EOS prints (`Et1`, `Eth1/1`, `Po10`, `Ma1`).
 pub fn canonical_ifname(name: &str) -> String {
@@ -88,29 +91,19 @@ pub fn canonical_ifname(name: &str) -> String {
 
 /// Model interface kind from a canonical EOS name.
 fn kind_of(name: &str) -> &'static str {
-    if name.starts_with("Ethernet") {
-        "ethernet"
-    } else if name.starts_with("Port-Channel") {
-        "port-channel"
-    } else if name.starts_with("Vlan") {
-        "vlan"
-    } else if name.starts_with("Loopback") {
-        "loopback"
-    } else if name.starts_with("Management") {
-        "mgmt"
-    } else if name.starts_with("Tunnel") || name.starts_with("Vxlan") {
-        "tunnel"
-    } else {
-        "other"
-    }
+    super::util::kind_by_prefix(name, FAMILIES)
 }
 
-/// Set `f` from an operational output unless the config stated it.
-fn fill<T>(f: &mut Field<T>, v: Field<T>) {
-    if v.is_some() && f.as_ref().is_none_or(|s| s.default) {
-        *f = v;
-    }
-}
+/// EOS interface-name families: (name prefix, model kind).
+const FAMILIES: &[(&str, &str)] = &[
+    ("Ethernet", "ethernet"),
+    ("Port-Channel", "port-channel"),
+    ("Vlan", "vlan"),
+    ("Loopback", "loopback"),
+    ("Management", "mgmt"),
+    ("Tunnel", "tunnel"),
+    ("Vxlan", "tunnel"),
+];
 
 #[cfg(test)]
 mod tests {

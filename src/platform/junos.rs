@@ -2,7 +2,7 @@
 //!
 //! A Junos configuration is a tree. `tree` rebuilds it from either form (curly braces, or
 //! `| display set` lines) into full-path statements, following braces rather than indentation
-//! and keeping `inactive:` / `deactivate` statements aside (they do not apply); `config` reads
+//! and keeping `inactive:` / `deactivate` statements aside (they do not apply); `read` reads
 //! the statements into typed definitions; `apply` resolves them into the model with the Junos
 //! defaults (classifier → forwarding class → queue, congestion-notification profiles for PFC and
 //! the PFC watchdog, scheduler maps with ECN drop profiles, wildcard class-of-service interfaces,
@@ -16,12 +16,32 @@
 //! members that cannot be expanded.
 
 mod apply;
-mod config;
+mod read;
 mod show;
 mod tree;
 
+use super::registry::{Read, reader};
 use super::{BuildNotes, Output};
+use crate::model::maps::Notes;
 use crate::model::{Device, UndefinedRef, Unrecognized};
+
+/// Command id of vendor-parsers/junos.toml → the reader of its output (meta-tested: every
+/// command has one, or says why not).
+pub(crate) const READS: &[Read] = &[
+    reader("show-configuration", "tree::statements, read::Config::read"),
+    reader(
+        "show-configuration-set",
+        "tree::statements, read::Config::read",
+    ),
+    reader(
+        "show-configuration-class-of-service",
+        "tree::statements, read::Config::read",
+    ),
+    reader("class-of-service", "tree::statements, read::Config::read"),
+    reader("show-interfaces", "show::show_interfaces"),
+    reader("show-interfaces-extensive", "show::show_interfaces"),
+    reader("show-lldp-neighbors", "show::lldp_neighbors"),
+];
 
 /// Command ids of vendor-parsers/junos.toml that hold configuration, whether the output is the
 /// [edit class-of-service] hierarchy printed relative to itself, and how it may end.
@@ -38,7 +58,7 @@ const CONFIG_IDS: &[(&str, bool, tree::Form)] = &[
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = BuildNotes::default();
-    let mut cfg = config::Config::default();
+    let mut cfg = read::Config::default();
     let unread = |file: &str, line: u32, text: String, notes: &mut BuildNotes| {
         if let Some(oi) = outs.iter().position(|o| &*o.file == file) {
             notes.unrecognized.push((oi, Unrecognized { line, text }));
@@ -70,21 +90,21 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             }
         }
     }
-    for id in ["show-interfaces", "show-interfaces-extensive"] {
-        for o in outs.iter().filter(|o| o.cmd.id == id) {
-            show::show_interfaces(dev, o);
-        }
-    }
-    for o in outs.iter().filter(|o| o.cmd.id == "show-lldp-neighbors") {
-        show::lldp_neighbors(dev, o);
-    }
+    super::read_shows(dev, outs, SHOWS);
     notes
 }
+
+/// The operational outputs, in the order they are read (after the config).
+const SHOWS: &[super::Show] = &[
+    ("show-interfaces", show::show_interfaces),
+    ("show-interfaces-extensive", show::show_interfaces),
+    ("show-lldp-neighbors", show::lldp_neighbors),
+];
 
 /// References to objects the configuration never defines (Junos refuses to commit them, so an
 /// intended config with one is wrong); default classes and `default` classifiers count as
 /// defined.
-fn undefined_refs(cfg: &config::Config) -> Vec<(&'static str, String, crate::model::Src)> {
+fn undefined_refs(cfg: &read::Config) -> Vec<(&'static str, String, crate::model::Src)> {
     let cos = &cfg.cos;
     let default_fc = ["best-effort", "fcoe", "no-loss", "network-control", "mcast"];
     let mut seen = std::collections::BTreeSet::new();
@@ -117,6 +137,23 @@ fn undefined_refs(cfg: &config::Config) -> Vec<(&'static str, String, crate::mod
     }
     out
 }
+
+/// Why Junos's map entries are what they are where no line states them.
+pub(crate) const MAP_NOTES: Notes<'static> = Notes {
+    dscp_to_tc: Some(
+        "the forwarding class of the DSCP classifier (default classifier: cs6/cs7 network-control, all else best-effort), numbered by its queue-num",
+    ),
+    tc_to_queue: Some(
+        "a Junos forwarding class is known by its output queue (queue-num): the model's traffic class is the queue number [I]",
+    ),
+    tc_to_pg: Some(
+        "no configurable TC → priority group map on QFX: the lossless buffer follows the no-loss class of each queue [I]",
+    ),
+    tc_to_pfc_priority: Some(
+        "the forwarding class's pfc-priority (DSCP-based PFC), else the queue number",
+    ),
+    ..super::registry::NO_NOTES
+};
 
 /// Interface names as Junos prints them (`et-0/0/0`, `ae0`); LLDP and cabling plans may add
 /// blanks or a `.0` unit to a physical port.

@@ -16,11 +16,57 @@ mod boot;
 mod hw;
 mod storage;
 
+use super::registry::{Read, reader};
 use super::{BuildNotes, Output};
 use crate::model::{
     Device, Host, Interface, LldpNeighbor, ParseStatus, Rdma, Src, UndefinedRef, default_of, known,
 };
 use serde_json::Value;
+
+/// Command id of vendor-parsers/linux.toml → the reader of its output (meta-tested: every
+/// command has one, or says why not).
+pub(crate) const READS: &[Read] = &[
+    reader("ip-link-json", "netdevs_json"),
+    reader("rdma-link-json", "rdma_link_json"),
+    reader("ethtool-pfc-prevention", "pfc_prevention"),
+    reader("ethtool-stats", "hw::ethtool_stats"),
+    reader("ethtool-driver", "hw::ethtool_driver"),
+    reader("sysfs-pci", "hw::sysfs_pci"),
+    reader("ethtool-pause", "ethtool_pause"),
+    reader("ethtool", "ethtool"),
+    reader("mlnx-qos", "mlnx_qos"),
+    reader("sysfs-ecn", "sysfs_ecn"),
+    reader("sysfs-hw-counters", "hw::hw_counters"),
+    reader("cma-roce-tos", "cma_roce"),
+    reader("cma-roce-mode", "cma_roce"),
+    reader("ibv-devinfo-v", "ibv_devinfo"),
+    reader("lldpctl-json", "lldp_json"),
+    reader("lspci", "hw::pcie_and_gpus"),
+    reader("lspci-s", "hw::pcie_and_gpus"),
+    reader("lspci-vvv", "hw::pcie_and_gpus"),
+    reader("nvidia-smi-topo", "hw::pcie_and_gpus"),
+    reader("proc-cmdline", "boot::boot"),
+    reader("uname-m", "boot::boot"),
+    reader("proc-modules", "boot::boot"),
+    reader("proc-mounts", "storage::storage"),
+    reader("qos-boot", "boot::boot"),
+    reader("nccl-conf", "boot::boot"),
+    reader("nvme-list-subsys", "storage::storage"),
+    reader("nvme-show-topology", "storage::storage"),
+    reader("nvme-list-subsys-text", "storage::storage"),
+    reader("sysfs-nvmf", "storage::storage"),
+    reader("nvme-discovery-conf", "storage::storage"),
+    reader("gdscheck", "storage::storage"),
+    reader("gdscheck-path", "storage::storage"),
+    reader("ibv_devinfo", "ibv_devinfo"),
+    reader("rdma-link", "rdma_link_text"),
+    reader("ibdev2netdev", "ibdev2netdev"),
+    reader("show-gids", "show_gids"),
+    reader("ip-link-show", "netdevs_text"),
+    reader("ip-address-show", "netdevs_text"),
+    reader("lldpctl-json0", "lldp_json"),
+    reader("lldpctl-keyvalue", "lldp_keyvalue"),
+];
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = BuildNotes::default();

@@ -15,6 +15,7 @@ pub mod maps;
 pub mod nxos;
 pub mod onyx;
 pub mod os10;
+pub mod registry;
 pub mod sonic;
 pub mod util;
 
@@ -82,30 +83,32 @@ pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
     notes
 }
 
+/// The platform's build; a platform with a parser file but no registry entry (one added by
+/// `--parsers DIR`) fills nothing beyond its files' parse results.
 fn build_platform(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
-    match platform {
-        "nxos" => nxos::build(dev, outs),
-        "eos" => eos::build(dev, outs),
-        "linux" => linux::build(dev, outs),
-        "cumulus" => cumulus::build(dev, outs),
-        "sonic" => sonic::build(dev, outs),
-        "junos" => junos::build(dev, outs),
-        "onyx" => onyx::build(dev, outs),
-        "os10" => os10::build(dev, outs),
-        _ => BuildNotes::default(),
+    match registry::get(platform) {
+        Some(p) => (p.build)(dev, outs),
+        None => BuildNotes::default(),
     }
 }
 
-/// Canonical interface name on a platform (used for LLDP port ids and fabric.toml links).
+/// Canonical interface name on a platform (used for LLDP port ids and fabric.toml links); a
+/// platform without a registry entry keeps names as written.
 pub fn canonical_ifname(platform: &str, name: &str) -> String {
-    match platform {
-        "nxos" => nxos::canonical_ifname(name),
-        "eos" => eos::canonical_ifname(name),
-        "cumulus" => cumulus::canonical_ifname(name),
-        "sonic" => sonic::canonical_ifname(name),
-        "junos" => junos::canonical_ifname(name),
-        "onyx" => onyx::canonical_ifname(name),
-        "os10" => os10::canonical_ifname(name),
-        _ => name.to_string(),
+    match registry::get(platform) {
+        Some(p) => (p.canonical_ifname)(name),
+        None => name.to_string(),
+    }
+}
+
+/// An operational output's reader: it refines the device the config filled.
+pub(crate) type Show = (&'static str, fn(&mut Device, &Output));
+
+/// Read every output of each command of `shows`, in the table's order.
+pub(crate) fn read_shows(dev: &mut Device, outs: &[Output], shows: &[Show]) {
+    for (id, read) in shows {
+        for o in outs.iter().filter(|o| o.cmd.id == *id) {
+            read(dev, o);
+        }
     }
 }

@@ -28,54 +28,74 @@ mod apply;
 mod read;
 mod show;
 
+use super::registry::{Read, reader};
 use super::{BuildNotes, Output};
 use crate::model::{Device, Field, UndefinedRef};
+
+/// Command id of vendor-parsers/onyx.toml → the reader of its output (meta-tested: every
+/// command has one, or says why not).
+pub(crate) const READS: &[Read] = &[
+    reader("running-config", "read::read_config"),
+    reader("show-roce", "show::show_roce"),
+    reader("show-dcb-priority-flow-control", "show::dcb_pfc"),
+    reader("show-interfaces-ethernet", "show::interfaces_ethernet"),
+    reader("show-lldp-interfaces-ethernet-remote", "show::lldp_remote"),
+    reader(
+        "show-interfaces-ethernet-json",
+        "show::interfaces_ethernet_json",
+    ),
+    reader("show-dcb-priority-flow-control-json", "show::dcb_pfc_json"),
+    reader("show-buffers-pool-json", "show::traffic_pool_json"),
+    reader(
+        "show-interfaces-ethernet-congestion-control-json",
+        "show::congestion_control_json",
+    ),
+    reader(
+        "show-qos-interface-ethernet-json",
+        "show::qos_interface_json",
+    ),
+];
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     // The config first; operational outputs after it. `show roce` only fills what the config
     // left to defaults (it prints the profile, not the ports); the per-port outputs report the
     // device's state and win.
-    let order = [
-        "running-config",
-        "show-roce",
-        "show-buffers-pool-json",
-        "show-qos-interface-ethernet-json",
-        "show-interfaces-ethernet",
-        "show-interfaces-ethernet-json",
-        "show-interfaces-ethernet-congestion-control-json",
-        "show-dcb-priority-flow-control",
-        "show-dcb-priority-flow-control-json",
-        "show-lldp-interfaces-ethernet-remote",
-    ];
     let mut notes = BuildNotes::default();
-    for id in order {
-        for (oi, o) in outs.iter().enumerate().filter(|(_, o)| o.cmd.id == id) {
-            match id {
-                "running-config" => {
-                    let cfg = read::read_config(o);
-                    for (kind, name, line) in read::undefined_refs(&cfg) {
-                        notes
-                            .undefined
-                            .push((oi, UndefinedRef { kind, name, line }));
-                    }
-                    apply::apply_config(dev, &cfg);
-                }
-                "show-roce" => show::show_roce(dev, o),
-                "show-buffers-pool-json" => show::traffic_pool_json(dev, o),
-                "show-qos-interface-ethernet-json" => show::qos_interface_json(dev, o),
-                "show-interfaces-ethernet" => show::interfaces_ethernet(dev, o),
-                "show-interfaces-ethernet-json" => show::interfaces_ethernet_json(dev, o),
-                "show-interfaces-ethernet-congestion-control-json" => {
-                    show::congestion_control_json(dev, o)
-                }
-                "show-dcb-priority-flow-control" => show::dcb_pfc(dev, o),
-                "show-lldp-interfaces-ethernet-remote" => show::lldp_remote(dev, o),
-                _ => show::dcb_pfc_json(dev, o),
-            }
+    for (oi, o) in outs
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.cmd.id == "running-config")
+    {
+        let cfg = read::read_config(o);
+        for (kind, name, line) in read::undefined_refs(&cfg) {
+            notes
+                .undefined
+                .push((oi, UndefinedRef { kind, name, line }));
         }
+        apply::apply_config(dev, &cfg);
     }
+    super::read_shows(dev, outs, SHOWS);
     notes
 }
+
+/// The operational outputs, in the order they are read (after the config).
+const SHOWS: &[super::Show] = &[
+    ("show-roce", show::show_roce),
+    ("show-buffers-pool-json", show::traffic_pool_json),
+    ("show-qos-interface-ethernet-json", show::qos_interface_json),
+    ("show-interfaces-ethernet", show::interfaces_ethernet),
+    (
+        "show-interfaces-ethernet-json",
+        show::interfaces_ethernet_json,
+    ),
+    (
+        "show-interfaces-ethernet-congestion-control-json",
+        show::congestion_control_json,
+    ),
+    ("show-dcb-priority-flow-control", show::dcb_pfc),
+    ("show-dcb-priority-flow-control-json", show::dcb_pfc_json),
+    ("show-lldp-interfaces-ethernet-remote", show::lldp_remote),
+];
 
 /// Onyx's own short names, as its show outputs print them: `ethernet 1/1`, `Ethernet1/1`,
 /// `eth1/1` → `Eth1/1` (split ports `Eth1/1/2`); `port-channel 1` → `Po1`;
@@ -102,20 +122,18 @@ pub fn canonical_ifname(name: &str) -> String {
 
 /// Model interface kind from a canonical Onyx name.
 fn kind_of(name: &str) -> &'static str {
-    if name.starts_with("Eth") {
-        "ethernet"
-    } else if name.starts_with("Po") || name.starts_with("Mpo") {
-        "port-channel"
-    } else if name.starts_with("Vlan") {
-        "vlan"
-    } else if name.starts_with("Lo") {
-        "loopback"
-    } else if name.starts_with("mgmt") {
-        "mgmt"
-    } else {
-        "other"
-    }
+    super::util::kind_by_prefix(name, FAMILIES)
 }
+
+/// Onyx interface-name families: (name prefix, model kind).
+const FAMILIES: &[(&str, &str)] = &[
+    ("Eth", "ethernet"),
+    ("Po", "port-channel"),
+    ("Mpo", "port-channel"),
+    ("Vlan", "vlan"),
+    ("Lo", "loopback"),
+    ("mgmt", "mgmt"),
+];
 
 /// The short-name prefix of a config interface type (`interface ethernet 1/1`).
 fn type_prefix(ty: &str) -> &'static str {
@@ -171,14 +189,6 @@ fn if_names(ty: &str, ids: &str) -> Vec<String> {
         .into_iter()
         .map(|id| format!("{prefix}{id}"))
         .collect()
-}
-
-/// Set `f` from an output unless the config stated it (the output only fills defaults and
-/// unknowns).
-fn fill<T>(f: &mut Field<T>, v: Field<T>) {
-    if v.is_some() && f.as_ref().is_none_or(|s| s.default) {
-        *f = v;
-    }
 }
 
 /// Set `f` from an output that reports the device's state (it wins over the config).

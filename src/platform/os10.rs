@@ -21,11 +21,21 @@ mod apply;
 mod read;
 mod show;
 
+use super::registry::{Read, reader};
 use super::{BuildNotes, Output};
 use crate::model::{Device, UndefinedRef};
 
 /// Command ids of vendor-parsers/os10.toml that carry a configuration.
 const CONFIG_IDS: &[&str] = &["running-config", "ftos-running-config"];
+
+/// Command id of vendor-parsers/os10.toml → the reader of its output (meta-tested: every
+/// command has one, or says why not).
+pub(crate) const READS: &[Read] = &[
+    reader("running-config", "read::read_config"),
+    reader("ftos-running-config", "read::read_config"),
+    reader("show-lldp-neighbors", "show::lldp_neighbors"),
+    reader("show-interface", "show::interface_macs"),
+];
 
 pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = BuildNotes::default();
@@ -45,14 +55,15 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
         }
         apply::apply_config(dev, &cfg);
     }
-    for o in outs.iter().filter(|o| o.cmd.id == "show-lldp-neighbors") {
-        show::lldp_neighbors(dev, o);
-    }
-    for o in outs.iter().filter(|o| o.cmd.id == "show-interface") {
-        show::interface_macs(dev, o);
-    }
+    super::read_shows(dev, outs, SHOWS);
     notes
 }
+
+/// The operational outputs, in the order they are read (after the config).
+const SHOWS: &[super::Show] = &[
+    ("show-lldp-neighbors", show::lldp_neighbors),
+    ("show-interface", show::interface_macs),
+];
 
 /// Canonical interface name. OS10 configs say `ethernet1/1/1`, its show commands `Eth 1/1/1` or
 /// `Ethernet 1/1/1`: all become `ethernet1/1/1` (`port-channel10`, `vlan10`, `mgmt1/1/1`,

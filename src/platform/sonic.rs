@@ -24,8 +24,33 @@ mod cli;
 mod db;
 mod show;
 
+use super::registry::{Read, reader, unread};
 use super::{BuildNotes, Output};
-use crate::model::{Device, Field};
+use crate::model::Device;
+use crate::model::maps::Notes;
+
+/// Command id of vendor-parsers/sonic.toml → the reader of its output (meta-tested: every
+/// command has one, or says why not).
+pub(crate) const READS: &[Read] = &[
+    reader("config-db-json", "db::Db::read"),
+    reader("config-db-redis-dump", "db::Db::read"),
+    reader("config-db-flat", "db::Db::read"),
+    reader("sonic-cli-running-config", "cli::read"),
+    reader("pfcwd-show-config", "show::pfcwd_config"),
+    unread(
+        "pfcwd-show-stats",
+        "storm counts per queue; the model holds no watchdog storm counters and no rule judges them: the rows are parsed so the file's status says whether the output was understood",
+    ),
+    reader("show-pfc-counters", "show::pfc_counters"),
+    reader("show-queue-counters", "show::queue_counters"),
+    reader("ecnconfig-l", "show::ecnconfig"),
+    reader("mmuconfig-l", "show::mmuconfig"),
+    reader("show-buffer-information", "show::mmuconfig"),
+    reader("pfc-show-priority", "show::pfc_priority"),
+    reader("show-interfaces-status", "show::interfaces_status"),
+    reader("show-lldp-neighbors", "show::lldp_table"),
+    reader("pg-profile-lookup", "show::Ini::read"),
+];
 
 /// Command ids of vendor-parsers/sonic.toml that hold CONFIG_DB.
 const CONFIG_IDS: &[&str] = &["config-db-json", "config-db-redis-dump", "config-db-flat"];
@@ -59,27 +84,41 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     }
     apply::apply(dev, &cfg, &ini, &mut notes);
     // Operational outputs after the config.
-    for id in [
-        "show-interfaces-status",
-        "pfc-show-priority",
-        "pfcwd-show-config",
-        "show-lldp-neighbors",
-        "show-pfc-counters",
-        "show-queue-counters",
-    ] {
-        for o in outs.iter().filter(|o| o.cmd.id == id) {
-            match id {
-                "show-interfaces-status" => show::interfaces_status(dev, o),
-                "pfc-show-priority" => show::pfc_priority(dev, o),
-                "pfcwd-show-config" => show::pfcwd_config(dev, o),
-                "show-pfc-counters" => show::pfc_counters(dev, o),
-                "show-queue-counters" => show::queue_counters(dev, o),
-                _ => show::lldp_table(dev, o),
-            }
-        }
-    }
+    super::read_shows(dev, outs, SHOWS);
     notes
 }
+
+/// The operational outputs, in the order they are read (after the config).
+const SHOWS: &[super::Show] = &[
+    ("show-interfaces-status", show::interfaces_status),
+    ("pfc-show-priority", show::pfc_priority),
+    ("pfcwd-show-config", show::pfcwd_config),
+    ("show-lldp-neighbors", show::lldp_table),
+    ("show-pfc-counters", show::pfc_counters),
+    ("show-queue-counters", show::queue_counters),
+];
+
+/// Why SONiC's map entries are what they are where no line states them: SONiC programs its
+/// maps through the SAI port attributes (SAI, inc/saiport.h,
+/// <https://github.com/opencomputeproject/SAI/blob/master/inc/saiport.h>). [V SAI saiport.h]
+pub(crate) const MAP_NOTES: Notes<'static> = Notes {
+    dscp_to_tc: Some(
+        "no DSCP_TO_TC_MAP bound: every packet in TC 0 (SAI_PORT_ATTR_QOS_DSCP_TO_TC_MAP, default no map) [R]",
+    ),
+    pcp_to_tc: Some("no DOT1P_TO_TC_MAP bound (SAI: \"Default no map\")"),
+    tc_to_queue: Some(
+        "no TC_TO_QUEUE_MAP bound: SAI_PORT_ATTR_QOS_TC_TO_QUEUE_MAP \"Default no map i.e All packets to queue 0\" (SAI inc/saiport.h) [V]",
+    ),
+    tc_to_pg: Some(
+        "no TC_TO_PRIORITY_GROUP_MAP bound: SAI_PORT_ATTR_QOS_TC_TO_PRIORITY_GROUP_MAP \"Default no map\", no mapping stated (SAI inc/saiport.h) [V]",
+    ),
+    tc_to_pfc_priority: Some(
+        "the priority whose pause the TC's PG sends (PFC_PRIORITY_TO_PRIORITY_GROUP_MAP) and whose received pause stops the TC's queue (MAP_PFC_PRIORITY_TO_QUEUE); unknown when one of the four maps is not bound (SAI: \"Default no map\") [I]",
+    ),
+    pfc_priority_to_queue: Some(
+        "no MAP_PFC_PRIORITY_TO_QUEUE bound: SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_QUEUE_MAP \"Default no map\" (SAI inc/saiport.h) [V]",
+    ),
+};
 
 /// SONiC interface names as SONiC prints them (`Ethernet0`, `PortChannel0001`, `Vlan100`,
 /// `Loopback0`, `eth0`); other spellings of the same families are normalized.
@@ -124,13 +163,6 @@ fn kind_of(name: &str) -> &'static str {
         "mgmt"
     } else {
         "other"
-    }
-}
-
-/// Set `f` from an operational output unless the config stated it.
-fn fill<T>(f: &mut Field<T>, v: Field<T>) {
-    if v.is_some() && f.as_ref().is_none_or(|s| s.default) {
-        *f = v;
     }
 }
 

@@ -1,4 +1,40 @@
-//! Small readers shared by the platform modules: number lists, units, speeds.
+//! Small readers shared by the platform modules: number lists, units, speeds; the value-with-
+//! its-line type of the vendor structures ([`At`]) and the rule by which an operational output
+//! completes the config ([`fill`]).
+
+use crate::model::{Field, Src};
+
+/// A value of a vendor structure with the line that stated it.
+#[derive(Debug, Clone)]
+pub struct At<T> {
+    pub v: T,
+    pub src: Src,
+}
+
+/// `Some(At { v, src })`.
+pub fn at<T>(v: T, src: &Src) -> Option<At<T>> {
+    Some(At {
+        v,
+        src: src.clone(),
+    })
+}
+
+/// Set `f` from an operational output unless the config stated it (a platform default or an
+/// unknown is replaced, a stated value is kept).
+pub fn fill<T>(f: &mut Field<T>, v: Field<T>) {
+    if v.is_some() && f.as_ref().is_none_or(|s| s.default) {
+        *f = v;
+    }
+}
+
+/// The model kind of an interface name from a platform's families (name prefix, kind), the
+/// first that matches; `other` when none does.
+pub fn kind_by_prefix(name: &str, families: &[(&str, &'static str)]) -> &'static str {
+    families
+        .iter()
+        .find(|(prefix, _)| name.starts_with(prefix))
+        .map_or("other", |(_, kind)| kind)
+}
 
 /// Parse "3", "3,4", "0-7", "1 2 3", "24-31,40" into sorted unique numbers ≤ `max`.
 pub fn num_list(s: &str, max: u32) -> Option<Vec<u32>> {

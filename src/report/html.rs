@@ -9,7 +9,7 @@
 use super::html_svg;
 use super::input::{Review, Scope};
 use crate::finding::{Finding, Severity};
-use crate::rules::waivers::Waived;
+use crate::report::input::Waived;
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
 

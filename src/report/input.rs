@@ -2,13 +2,69 @@
 //!
 //! [`Review`] is what every format renders: a plain audit is a review whose findings are all
 //! "new" (nothing to compare with), so one renderer serves `audit`, `diff` and `review`. The
-//! audit fills it directly ([`Review::of_audit`]); the change review (`crate::review`) fills it
-//! from two audits.
+//! audit fills an [`Audit`] (`crate::audit`, with the rule catalog as [`RuleEntry`]s and the
+//! waived findings as [`Waived`]) and a review of it directly ([`Review::of_audit`]); the change
+//! review (`crate::review`) fills the review from two audits. Reports read only these types:
+//! nothing of the rule engine or the review.
 
-use crate::audit::Audit;
-use crate::finding::Finding;
-use crate::rules::waivers::Waived;
+use crate::finding::{Finding, Passes};
+use crate::model::Fabric;
+use crate::model::probe::Probe;
 use serde::Serialize;
+
+/// Everything a report needs from one audit (filled by `crate::audit`).
+pub struct Audit {
+    pub fabric: Fabric,
+    pub findings: Vec<Finding>,
+    pub rules: usize,
+    /// Per rule, how many objects it checked and found correct, and on which platforms.
+    pub passes: Passes,
+    /// Probe results (from the snapshot's `probes.json` or a probe run).
+    pub probes: Vec<Probe>,
+    /// Findings a waiver accepted: not in `findings`, listed apart in every report.
+    pub waived: Vec<Waived>,
+    /// The rule catalog the audit ran (for reports that describe rules: SARIF, JUnit, HTML).
+    pub catalog: Vec<RuleEntry>,
+}
+
+/// One rule of the catalog as reports describe it: SARIF `tool.driver.rules`, JUnit case
+/// names, `--rule`/`--family` selection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuleEntry {
+    pub id: String,
+    pub title: String,
+    pub family: String,
+    /// The rule's declared severity (`error`, `warning`, `info`).
+    pub severity: String,
+    /// What the rule checks.
+    pub what: String,
+    /// Why it matters.
+    pub why: String,
+    /// How to fix what it finds.
+    pub fix: String,
+    /// The guidance it follows (title, vendor, URL).
+    pub references: Vec<String>,
+}
+
+/// A finding a waiver accepted, with the waiver.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Waived {
+    pub finding: Finding,
+    pub waiver: WaiverEntry,
+}
+
+/// A waiver as written in the waiver file, with its place.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WaiverEntry {
+    pub rule: String,
+    pub device: String,
+    pub object: String,
+    pub reason: String,
+    pub owner: String,
+    pub expires: String,
+    pub file: String,
+    pub line: u32,
+}
 
 /// What a report describes.
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -1,8 +1,8 @@
 //! The JSON report (README.md "The report", schema `fabric-audit/report/v1`).
 
-use crate::audit::Audit;
 use crate::finding::{Finding, Severity};
 use crate::model::{FileParse, ParseStatus};
+use crate::report::input::Audit;
 use serde::Serialize;
 
 pub const SCHEMA: &str = "fabric-audit/report/v1";
@@ -20,7 +20,7 @@ pub struct Report<'a> {
     pub probes: &'a [crate::model::probe::Probe],
     /// Findings a waiver accepted, each with its waiver (not counted in `summary.findings`).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    pub waived: &'a [crate::rules::waivers::Waived],
+    pub waived: &'a [crate::report::input::Waived],
 }
 
 #[derive(Serialize)]

@@ -19,7 +19,7 @@ pub mod table;
 pub mod terminal;
 pub mod width;
 
-use crate::audit::Audit;
+use crate::report::input::Audit;
 use std::borrow::Cow;
 
 /// Report text is data: a string from a device or a file, made harmless for a terminal (or a

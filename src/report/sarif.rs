@@ -45,21 +45,21 @@ pub fn render(r: &Review) -> String {
             continue;
         }
         let lvl = Severity::parse(&spec.severity).map_or("warning", level);
-        let help = format!("{}\n\nFix: {}", spec.doc.why.trim(), spec.doc.fix.trim());
+        let help = format!("{}\n\nFix: {}", spec.why.trim(), spec.fix.trim());
         index.insert(spec.id.clone(), rules.len());
         let mut rule = json!({
             "id": spec.id,
             "name": spec.title,
             "shortDescription": { "text": spec.title },
-            "fullDescription": { "text": spec.doc.what.trim() },
+            "fullDescription": { "text": spec.what.trim() },
             "help": {
                 "text": help,
-                "markdown": format!("{}\n\n**Fix.** {}", spec.doc.why.trim(), spec.doc.fix.trim()),
+                "markdown": format!("{}\n\n**Fix.** {}", spec.why.trim(), spec.fix.trim()),
             },
             "defaultConfiguration": { "level": lvl },
             "properties": { "tags": [spec.family] },
         });
-        if let Some(uri) = spec.doc.references.iter().find_map(|r| first_url(r)) {
+        if let Some(uri) = spec.references.iter().find_map(|r| first_url(r)) {
             rule["helpUri"] = json!(uri);
         }
         rules.push(rule);

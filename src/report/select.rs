@@ -4,9 +4,9 @@
 //! build. Every code and glob is checked against the rule catalog and the snapshot's devices
 //! first: a typo is an error (exit 2) with the nearest valid name, never a silent no-op.
 
-use crate::audit::Audit;
-use crate::collect::inventory::glob_match;
 use crate::finding::{Finding, Severity};
+use crate::glob::matches as glob_match;
+use crate::report::input::Audit;
 use anyhow::{Result, bail};
 
 #[derive(Debug, Clone, Default)]

@@ -1,8 +1,8 @@
 //! `--statistics`: how many findings each rule gave, most first, instead of the findings
 //! (a text table, or JSON with `--format json`). Undecided checks are counted apart.
 
-use crate::audit::Audit;
 use crate::finding::Severity;
+use crate::report::input::Audit;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

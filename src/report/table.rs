@@ -3,9 +3,9 @@
 //! that were not a clean pass. Severity coloured unless NO_COLOR or not a terminal; every
 //! table is laid out for the width it is given.
 
-use crate::audit::Audit;
 use crate::finding::Severity;
 use crate::model::ParseStatus;
+use crate::report::input::Audit;
 use comfy_table::{
     Attribute, Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED,
 };
@@ -71,13 +71,13 @@ pub fn new_table_width(color: bool, width: usize) -> Table {
 
 /// The waived findings with the waiver that set each apart (reason, owner, expiry, file:line).
 /// Shared by the audit table and the review's terminal form.
-pub fn waived_table(waived: &[crate::rules::waivers::Waived], color: bool) -> Table {
+pub fn waived_table(waived: &[crate::report::input::Waived], color: bool) -> Table {
     waived_table_width(waived, color, super::width::detect(false))
 }
 
 /// [`waived_table`] at most `width` columns wide.
 pub fn waived_table_width(
-    waived: &[crate::rules::waivers::Waived],
+    waived: &[crate::report::input::Waived],
     color: bool,
     width: usize,
 ) -> Table {

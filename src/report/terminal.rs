@@ -8,8 +8,8 @@
 
 use super::groups::{self, Group};
 use super::width::{self, cols, truncate, wrap};
-use crate::audit::Audit;
 use crate::finding::{Finding, Severity};
+use crate::report::input::Audit;
 use std::fmt::Write as _;
 
 /// How the terminal report is laid out.

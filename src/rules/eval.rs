@@ -598,12 +598,7 @@ struct Pending {
     on: Vec<String>,
 }
 
-/// Per rule: how many objects it checked and passed, and on which platforms.
-#[derive(Debug, Default, Clone)]
-pub struct Passes {
-    pub count: BTreeMap<String, usize>,
-    pub platforms: BTreeMap<String, std::collections::BTreeSet<String>>,
-}
+pub use crate::finding::Passes;
 
 fn record(
     rule: &Rule,

@@ -363,7 +363,7 @@ fn compile(
         );
     }
     for p in &spec.platforms {
-        if !crate::model::PLATFORMS.contains(&p.as_str()) {
+        if !crate::platform::registry::is_known(p) {
             err(
                 &mut errors,
                 None,

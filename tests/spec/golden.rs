@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 fn cases() -> Vec<(String, String, PathBuf)> {
     let mut out = Vec::new();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    for platform in fabric_audit::model::PLATFORMS {
+    for platform in fabric_audit::platform::registry::ids() {
         let pdir = root.join(platform);
         let Ok(cmds) = std::fs::read_dir(&pdir) else {
             continue;

@@ -33,13 +33,15 @@ const LAYERS: &[(&str, u8)] = &[
     ("collect", 4),
     // The fabric: devices, links, scope.
     ("fabric", 5),
-    // Rules over a fabric; probes between hosts of a fabric.
+    // Rules over a fabric; probes between hosts of a fabric; report formats over their own
+    // input (`report::input`: the audit's results, the rule catalog as report entries, waived
+    // findings), which the audit and the review fill: a report imports neither the rule
+    // engine nor the review.
     ("rules", 6),
     ("probe", 6),
-    // The offline audit: snapshot in, findings out.
+    ("report", 6),
+    // The offline audit: snapshot in, findings out (it fills the report input).
     ("audit", 7),
-    // Report formats, over the report input (`report::input`).
-    ("report", 8),
     // What reads reports and audits: change review, rule explanations, remediation.
     ("review", 9),
     ("explain", 9),
@@ -225,6 +227,25 @@ fn the_network_stack_stays_in_collect_and_probe() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Item 1 of issue 18: the report formats read their own input type; the rule engine, the
+/// review and the audit fill it.
+#[test]
+fn reports_import_neither_rules_nor_review_nor_audit() {
+    let all = edges();
+    let bad: Vec<String> = all
+        .iter()
+        .filter(|((from, to), _)| {
+            from == "report" && matches!(to.as_str(), "rules" | "review" | "audit")
+        })
+        .map(|((_, to), files)| format!("report uses {to} in {files:?}"))
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(
+        all.contains_key(&("audit".to_string(), "report".to_string())),
+        "the audit fills the report input"
+    );
 }
 
 /// The checker itself: an upward import and a grouped import are both seen.

@@ -23,6 +23,7 @@ mod mixed_fabric; // the mixed-NOS demo fabric and its clean twin
 mod nvue_structure; // NVUE YAML and JSON read as structure, any layout
 mod output_options; // issue 17: concise, filters, statistics, idle flags, root-cause groups
 mod pcp_maps; // 802.1p → TC in the model, per-entry map provenance (issue 15)
+mod platform_registry; // every parser command has a reader in the platform registry, or says why not
 mod probe_output; // the probe tools' outputs
 mod qos_maps; // every port's QoS maps entry by entry, with provenance (issue 15)
 mod ranges; // interface ranges in every vendor syntax: expanded or reported (issue 14)

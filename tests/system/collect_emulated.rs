@@ -812,6 +812,94 @@ fn a_parser_file_outside_the_allow_list_stops_collection_before_connecting() {
     );
 }
 
+/// A platform added by data alone (`--parsers DIR` with a new `platform` id) is one an
+/// inventory may name: its device is collected over SSH with the file's commands, and the audit
+/// with the same folder parses what was collected (issue 18: the inventory used to refuse any
+/// platform outside a fixed list).
+#[test]
+fn a_platform_added_by_parsers_dir_is_collected_and_parsed() {
+    let lab = Lab::new("dataplatform");
+    let mut dev = nxos_device("acme1");
+    dev.platform = "acme".into();
+    dev.outputs.insert(
+        "show acme qos".into(),
+        Arc::new(b"Acme QoS\npfc priority 3 on\n".to_vec()),
+    );
+    let a = lab.serve(dev);
+    let kh = lab.write("kh", &lab.known_hosts_line(a, lab.host_key.public_key()));
+    let inv = format!(
+        "[defaults]\nuser = \"audit\"\nplatform = \"acme\"\nidentity_file = \"{}\"\nknown_hosts = \"{}\"\n{}",
+        lab.client_key_file.display(),
+        kh.display(),
+        inventory_entry("acme1", a, "")
+    );
+    let invf = lab.write("inv.toml", &inv);
+    let pdir = lab.dir.join("parsers");
+    std::fs::create_dir_all(&pdir).unwrap();
+    std::fs::write(
+        pdir.join("acme.toml"),
+        "platform = \"acme\"\nname = \"Acme OS\"\n\n[[command]]\ncmd = \"show acme qos\"\nid = \"acme-qos\"\n\n[[command.record]]\nkind = \"pfc\"\nregex = '^pfc priority (?P<prio>\\d) (?P<state>on|off)$'\n\n[command.ignore]\nlines = ['^Acme QoS$']\n",
+    )
+    .unwrap();
+    let snap = lab.dir.join("snap");
+    let (inv_s, snap_s, pdir_s) = (
+        invf.to_str().unwrap(),
+        snap.to_str().unwrap(),
+        pdir.to_str().unwrap(),
+    );
+    let out = lab.run(
+        &[
+            "collect",
+            "--inventory",
+            inv_s,
+            "--out",
+            snap_s,
+            "--ssh-config",
+            "none",
+            "--parsers",
+            pdir_s,
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let d = device_toml(&snap, "acme1");
+    assert_eq!(d["platform"].as_str(), Some("acme"), "{d:?}");
+    let out = lab.run(
+        &["audit", snap_s, "--parsers", pdir_s, "--format", "json"],
+        &[],
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let parse = report["parse"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no parse list: {report:#}"));
+    assert!(
+        parse.iter().any(|p| p["device"] == "acme1"
+            && p["command"] == "show acme qos"
+            && p["status"] == "passed"),
+        "{parse:#?}"
+    );
+    // Without --parsers the inventory names a platform nobody knows: refused before connecting.
+    let out = lab.run(
+        &[
+            "collect",
+            "--inventory",
+            inv_s,
+            "--out",
+            snap_s,
+            "--ssh-config",
+            "none",
+            "--force",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("platform \"acme\" is not one of nxos, eos"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// Two emulated NX-OS devices, `fast` and `slow` (which never answers `show interface`), and
 /// the inventory that collects both: what an interrupted collection is tested on.
 pub(crate) fn fast_and_hanging_inventory(lab: &Lab) -> PathBuf {

@@ -221,10 +221,13 @@ fn hostile() -> Audit {
         rules: 1,
         passes: Default::default(),
         probes: Vec::new(),
-        waived: vec![fabric_audit::rules::waivers::Waived {
-            finding,
-            waiver: waiver.into_iter().next().unwrap(),
-        }],
+        waived: vec![
+            fabric_audit::rules::waivers::Waived {
+                finding,
+                waiver: waiver.into_iter().next().unwrap(),
+            }
+            .into(),
+        ],
         catalog: Vec::new(),
     }
 }

@@ -14,9 +14,10 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 const BIN: &str = env!("CARGO_BIN_EXE_fabric-audit");
-const PLATFORMS: [&str; 8] = [
-    "nxos", "eos", "cumulus", "sonic", "onyx", "junos", "os10", "linux",
-];
+/// Every platform of the registry.
+fn platforms() -> impl Iterator<Item = &'static str> {
+    fabric_audit::platform::registry::ids()
+}
 const FORMATS: [&str; 8] = [
     "table", "json", "markdown", "sarif", "junit", "github", "html", "model",
 ];
@@ -82,7 +83,7 @@ fn kept_parts(platform: &str) -> Vec<String> {
 fn the_table_has_150_secrets_on_8_platforms() {
     let r = rows();
     assert!(r.len() >= 150, "{} rows", r.len());
-    for p in PLATFORMS {
+    for p in platforms() {
         assert!(
             r.iter().filter(|(q, _, _)| *q == p).count() >= 15,
             "{p} has fewer than 15 rows"
@@ -99,7 +100,7 @@ fn the_table_has_150_secrets_on_8_platforms() {
 #[test]
 fn every_secret_is_redacted_and_the_line_stays_readable() {
     let mut problems = Vec::new();
-    for p in PLATFORMS {
+    for p in platforms() {
         let text = text_of(p);
         let (out, n) = fabric_audit::redact::redact(&text);
         for l in leaks(&out) {
@@ -213,7 +214,7 @@ fn collect_all(mode: &str) {
         lab.client_key_file.display().to_string(),
         lab.dir.join("known_hosts").display().to_string()
     ));
-    for p in PLATFORMS {
+    for p in platforms() {
         let addr = lab.serve(secret_device(p, mode == "exec"));
         kh.push_str(&format!(
             "[{}]:{} {}\n",
@@ -256,7 +257,7 @@ fn collect_all(mode: &str) {
     );
     let files = files_under(&snap);
     // Every platform was collected, and its outputs hold the lines around the secrets.
-    for p in PLATFORMS {
+    for p in platforms() {
         let dir = snap.join("devices").join(format!("{p}1"));
         let outputs: Vec<&String> = files
             .iter()
@@ -310,7 +311,7 @@ fn hand_made(dir: &Path) {
     let parsers = fabric_audit::load_parsers(None).unwrap();
     std::fs::create_dir_all(dir.join("configs")).unwrap();
     let mut fabric = String::new();
-    for p in PLATFORMS {
+    for p in platforms() {
         let text = text_of(p);
         if p != "linux" {
             std::fs::write(dir.join("configs").join(format!("{p}-cfg.cfg")), &text).unwrap();

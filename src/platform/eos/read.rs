@@ -17,19 +17,8 @@ use crate::parser::{Parsed, Record};
 use crate::platform::{Output, util};
 use std::collections::{BTreeMap, HashMap};
 
-/// A value with the line that stated it.
-#[derive(Debug, Clone)]
-pub(super) struct At<T> {
-    pub(super) v: T,
-    pub(super) src: Src,
-}
-
-fn at<T>(v: T, src: &Src) -> Option<At<T>> {
-    Some(At {
-        v,
-        src: src.clone(),
-    })
-}
+pub(super) use crate::platform::util::At;
+use crate::platform::util::at;
 
 /// ECN thresholds of one queue; bytes are `None` for units that are not sizes.
 #[derive(Debug, Clone)]

@@ -1,8 +1,9 @@
 //! Operational EOS outputs: `show interfaces`, `show qos interfaces` and LLDP. Their facts
-//! replace defaults and unknowns, never a value the config states (see `super::fill`).
+//! replace defaults and unknowns, never a value the config states (see `crate::platform::util::fill`).
 
-use super::{canonical_ifname, fill, kind_of};
+use super::{canonical_ifname, kind_of};
 use crate::model::{Device, LldpNeighbor, Src, known};
+use crate::platform::util::fill;
 use crate::platform::{Output, util};
 
 pub(super) fn show_interfaces(dev: &mut Device, o: &Output) {

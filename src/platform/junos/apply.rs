@@ -23,8 +23,8 @@
 //! - "Configuring DSCP-based PFC for Layer 3 Untagged Traffic",
 //!   <https://www.juniper.net/documentation/us/en/software/junos/cos/topics/task/cos-configuring-l3-dscp-pfc.html>
 
-use super::config::{At, Config, Cos, CosIf, IfConf};
 use super::kind_of;
+use super::read::{At, Config, Cos, CosIf, IfConf};
 use crate::model::maps::{MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, derived, known};
 use crate::platform::util::identity8;
@@ -569,7 +569,7 @@ fn dscp_entries(m: &[u8], cl: &Classification, dflt: Option<&Src>) -> QosMap {
 /// code-point .. flow-control-queue N` lines, else queues 3 and 4 on priorities 3 and 4
 /// [V "Configure CoS PFC with Congestion Notification Profiles"]; other priorities pause no
 /// queue (unknown entries).
-fn pfc_queue_map(cnp: &super::config::Cnp, at: &Src) -> QosMap {
+fn pfc_queue_map(cnp: &super::read::Cnp, at: &Src) -> QosMap {
     let entries = (0..8u8)
         .map(|p| match cnp.output.get(&p) {
             Some(a) => match a.v.first() {

@@ -3,15 +3,9 @@
 //! (see `fill`).
 
 use super::{canonical_ifname, kind_of};
-use crate::model::{Device, Field, LldpNeighbor, known};
+use crate::model::{Device, LldpNeighbor, known};
+use crate::platform::util::fill;
 use crate::platform::{Output, util};
-
-/// Set `f` from an operational output unless the config stated it.
-fn fill<T>(f: &mut Field<T>, v: Field<T>) {
-    if v.is_some() && f.as_ref().is_none_or(|s| s.default) {
-        *f = v;
-    }
-}
 
 /// The value after `key` in a `Key: value, Key: value` line.
 fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {

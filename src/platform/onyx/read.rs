@@ -7,19 +7,8 @@ use crate::model::Src;
 use crate::platform::{Output, util};
 use std::collections::{BTreeMap, HashMap};
 
-/// A value with the line that stated it.
-#[derive(Debug, Clone)]
-pub(super) struct At<T> {
-    pub(super) v: T,
-    pub(super) src: Src,
-}
-
-fn at<T>(v: T, src: &Src) -> Option<At<T>> {
-    Some(At {
-        v,
-        src: src.clone(),
-    })
-}
+pub(super) use crate::platform::util::At;
+use crate::platform::util::at;
 
 /// ECN/RED on one traffic class (`traffic-class N congestion-control ...`).
 #[derive(Debug, Clone)]

@@ -3,8 +3,9 @@
 //! `show interfaces ethernet`, the `| json-print` forms) report the device's state and win.
 //! `show lldp interfaces ethernet remote` names each port's LLDP neighbor.
 
-use super::{canonical_ifname, fill, kind_of, set, size_bytes};
+use super::{canonical_ifname, kind_of, set, size_bytes};
 use crate::model::{Device, Field, Interface, LldpNeighbor, Src, known};
+use crate::platform::util::fill;
 use crate::platform::{Output, util};
 use serde_json::Value;
 

@@ -2,12 +2,13 @@
 //! header, a dashed line whose runs give each column's extent, rows); rows are cut at those
 //! extents, so a release that adds a column, or a cell that holds spaces ("QSFP28 or later") or
 //! is empty, reads right. Per-port facts fill what the config left unknown or defaulted (see
-//! `super::fill`); profile listings (`ecnconfig -l`, `mmuconfig -l`) become CONFIG_DB entries.
+//! `crate::platform::util::fill`); profile listings (`ecnconfig -l`, `mmuconfig -l`) become CONFIG_DB entries.
 
 use super::db::Db;
-use super::{canonical_ifname, fill, kind_of};
+use super::{canonical_ifname, kind_of};
 use crate::model::{Device, LldpNeighbor, Src, known};
 use crate::parser::Record;
+use crate::platform::util::fill;
 use crate::platform::{Output, util};
 
 /// The lines of an output's text, for cutting rows at column extents.

@@ -9,19 +9,7 @@ use super::tree::{Stmt, values};
 use crate::model::Src;
 use std::collections::BTreeMap;
 
-/// A value with the line that stated it.
-#[derive(Debug, Clone)]
-pub(super) struct At<T> {
-    pub(super) v: T,
-    pub(super) src: Src,
-}
-
-pub(super) fn at<T>(v: T, src: &Src) -> Option<At<T>> {
-    Some(At {
-        v,
-        src: src.clone(),
-    })
-}
+pub(super) use crate::platform::util::{At, at};
 
 /// What `[edit interfaces NAME]` (or an interface range) says.
 #[derive(Debug, Clone, Default)]

@@ -32,7 +32,7 @@
 //! NX-OS grammar test config (batfish/batfish, `nxos_policy_map`) has such a class-map referenced
 //! from a `type qos` policy.
 
-use super::config::{Config, IfConf, Match, PClass, PolicyMap, ServicePolicy};
+use super::read::{Config, IfConf, Match, PClass, PolicyMap, ServicePolicy};
 use crate::model::maps::{How, QosMap};
 use crate::model::{
     Device, Field, Interface, Sourced, Src, UndefinedRef, default_of, derived, known,
@@ -199,7 +199,7 @@ struct Nq {
     lossless: Option<(Vec<u8>, Option<Src>, bool)>,
     nodrop_mtu: Field<u32>,
     /// (priority group = qos-group, buffer line)
-    buffers: Vec<(u8, super::config::PauseBuffer)>,
+    buffers: Vec<(u8, super::read::PauseBuffer)>,
 }
 
 /// CoS values the system `type qos input` policy classifies into these qos-groups (how the
@@ -729,7 +729,7 @@ fn apply_port_qos(
             });
         }
     }
-    let mut buffers: Vec<(u8, &super::config::PauseBuffer)> =
+    let mut buffers: Vec<(u8, &super::read::PauseBuffer)> =
         nq.buffers.iter().map(|(g, b)| (*g, b)).collect();
     if let Some(pm) = policy_for(cfg, ifc, lag, "queuing", "input")
         .and_then(|sp| cfg.policy_map("queuing", &sp.name))

@@ -294,7 +294,7 @@ impl Config {
                 }
                 "cmap" => {
                     self.class_maps.push(ClassMap {
-                        // "The type qos keyword is optional and is the default" (see qos.rs doc).
+                        // "The type qos keyword is optional and is the default" (see apply.rs doc).
                         ty: p.get(r, "type").unwrap_or("qos").to_string(),
                         name: get("name").to_string(),
                         match_all: get("mode") == "match-all",
