@@ -6,6 +6,7 @@
 //! which never follows a link, reads only regular files and caps their size.
 
 pub mod folders;
+pub mod merge;
 pub mod read;
 
 use anyhow::{Context, Result, bail};

@@ -231,3 +231,49 @@ fn shards_of_a_split_must_all_be_there_once() {
     assert!(err.contains("different splits"), "{err}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn merged_shards_are_the_whole_folder() {
+    let tmp = scratch("sharded", "merge");
+    let whole = fixtures().join("demo-mixed-fabric");
+    let shards = split(&whole, &tmp, 3, &[1, 2, 3]);
+    let merged = tmp.join("merged");
+    let mut args = vec!["merge", "--out", merged.to_str().unwrap()];
+    args.extend(shards.iter().map(|s| s.to_str().unwrap()));
+    let out = fa(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(audit_json(&[&merged]) == audit_json(&[&whole]));
+    // Never over an earlier folder.
+    let out = fa(&args);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not empty"));
+    // Refused as the audit refuses: a device in two folders names both, nothing written.
+    let leaf = shard_of("leaf1", 3) as usize - 1;
+    let cfg = std::fs::read_dir(shards[leaf].join("configs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.file_stem().is_some_and(|s| s == "leaf1"))
+        .unwrap();
+    let other = (leaf + 1) % 3;
+    std::fs::copy(
+        &cfg,
+        shards[other].join("configs").join(cfg.file_name().unwrap()),
+    )
+    .unwrap();
+    let again = tmp.join("again");
+    let mut args = vec!["merge", "--out", again.to_str().unwrap()];
+    args.extend(shards.iter().map(|s| s.to_str().unwrap()));
+    let out = fa(&args);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("device leaf1 is in two snapshot folders")
+    );
+    assert!(!again.exists());
+    let _ = std::fs::remove_dir_all(&tmp);
+}

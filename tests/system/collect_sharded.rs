@@ -88,6 +88,26 @@ fn shards_collected_over_ssh_audit_as_the_whole_collection() {
             "the {N} shards audited together report differently from the whole collection"
         );
     }
+    // `merge` writes the shards as one snapshot: one journal of every device, no shard.
+    let merged = lab.dir.join("merged");
+    let mut args = vec!["merge", "--out", merged.to_str().unwrap()];
+    args.extend(shards.iter().map(|s| s.to_str().unwrap()));
+    let out = lab.run(&args, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let j = journal(&merged);
+    assert!(j.get("shard").is_none());
+    let mut listed: Vec<String> = j["device"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap().to_string())
+        .collect();
+    listed.sort();
+    assert_eq!(listed, names);
+    assert!(
+        audit_json(&lab, &[merged]) == want,
+        "the merged shards report differently"
+    );
     // A missing shard is refused, not audited as if its devices were never collected.
     let out = lab.run(
         &[
