@@ -18,7 +18,12 @@ pub struct MergeArgs {
 }
 
 pub fn run(a: MergeArgs) -> Result<ExitStatus> {
-    let m = crate::snapshot::merge::merge(&a.snapshots, &a.out)?;
+    let shared = [
+        "fabric.toml",
+        crate::audit::PROBES_FILE,
+        crate::rules::waivers::FILE,
+    ];
+    let m = crate::snapshot::merge::merge(&a.snapshots, &a.out, &shared)?;
     eprintln!(
         "fabric-audit: merged {} folders ({} devices, {} files) into {}",
         a.snapshots.len(),

@@ -20,8 +20,9 @@ pub struct Merged {
     pub files: usize,
 }
 
-/// Merge `roots` into `out`, which must not exist or be empty.
-pub fn merge(roots: &[PathBuf], out: &Path) -> Result<Merged> {
+/// Merge `roots` into `out`, which must not exist or be empty. `shared` names the top-level
+/// files a fabric has once (`fabric.toml`, and the audit's probes and waivers files).
+pub fn merge(roots: &[PathBuf], out: &Path, shared: &[&str]) -> Result<Merged> {
     let snap = Snapshot::open_many(roots)?;
     if out.exists() {
         let empty = std::fs::read_dir(out)
@@ -42,11 +43,7 @@ pub fn merge(roots: &[PathBuf], out: &Path) -> Result<Merged> {
     }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut files = 0;
-    for name in [
-        "fabric.toml",
-        crate::audit::PROBES_FILE,
-        crate::rules::waivers::FILE,
-    ] {
+    for &name in shared {
         if let Some(dir) = shared_file(roots, name)? {
             files += place(&dir.join(name), &out.join(name))?;
         }
