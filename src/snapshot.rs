@@ -349,9 +349,7 @@ impl Snapshot {
         for r in roots {
             check_folder(r)?;
         }
-        if roots.len() > 1 {
-            folders::check_shards(roots)?;
-        }
+        folders::check_shards(roots)?;
         let mut snap = Snapshot {
             root: root.clone(),
             roots: roots.to_vec(),

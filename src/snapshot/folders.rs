@@ -63,8 +63,9 @@ fn journal_shard(root: &Path) -> Option<JournalShard> {
 }
 
 /// Refuse folders that are not every shard of one split, each once, when any says it is a
-/// shard: a missing shard's devices would read as never collected, a shard given twice
-/// would hold its devices twice, and shards of different N are different splits.
+/// shard: a missing shard's devices would read as never collected (one shard alone of
+/// several too), a shard given twice would hold its devices twice, and shards of different
+/// N are different splits.
 pub fn check_shards(roots: &[PathBuf]) -> Result<()> {
     let shards: Vec<(&PathBuf, Option<JournalShard>)> =
         roots.iter().map(|r| (r, journal_shard(r))).collect();

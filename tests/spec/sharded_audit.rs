@@ -223,6 +223,12 @@ fn shards_of_a_split_must_all_be_there_once() {
         err.contains("shard 3/3") && err.contains("missing"),
         "{err}"
     );
+    // One shard alone of several is not the fabric either.
+    let err = refused(&all[..1]);
+    assert!(
+        err.contains("shards 2/3, 3/3") && err.contains("missing"),
+        "{err}"
+    );
     journal(&shards[2], 2, 3);
     let err = refused(&all);
     assert!(err.contains("are both shard 2/3"), "{err}");
