@@ -108,6 +108,7 @@ fn main() {
         progress: Progress::Quiet,
         counters_only: false,
         command_budget: fabric_audit::collect::run::DEFAULT_COMMAND_BUDGET,
+        shard: None,
     };
     let (cpu0, _) = rusage(libc::RUSAGE_SELF);
     let t0 = Instant::now();

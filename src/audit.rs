@@ -195,8 +195,8 @@ pub fn resolve_policy(
 
 /// Refuse a `fabric.toml [policy]` with an unknown key, a value of the wrong type, a number
 /// that is not finite or out of range ([`crate::policy`]): every problem, each with file:line.
-pub fn check_policy(rules: &RuleSet, snap: &Snapshot, snapshot: &Path) -> Result<()> {
-    let file = snapshot.join("fabric.toml").display().to_string();
+pub fn check_policy(rules: &RuleSet, snap: &Snapshot) -> Result<()> {
+    let file = snap.fabric_path().display().to_string();
     let errs = crate::policy::check(&snap.fabric_text, &file, &rules.policy_keys());
     if errs.is_empty() {
         return Ok(());
@@ -218,30 +218,44 @@ pub fn run(snapshot: &Path, opts: &Options) -> Result<Audit> {
 /// `run`, also handing back the rule set it loaded (remediation needs it; loading it again
 /// would read and compile every rule file twice).
 pub fn run_keeping_rules(snapshot: &Path, opts: &Options) -> Result<(Audit, RuleSet)> {
+    run_folders(std::slice::from_ref(&snapshot.to_path_buf()), opts)
+}
+
+/// [`run_keeping_rules`] of several snapshot folders audited as one fabric
+/// ([`crate::snapshot::folders`]): `fabric.toml`, `probes.json` and `waivers.toml` come from
+/// whichever folder holds them (the same in every folder that does).
+pub fn run_folders(snapshots: &[PathBuf], opts: &Options) -> Result<(Audit, RuleSet)> {
+    use crate::snapshot::folders::shared_file;
     let (parsers, rules) = timings::stage(Phase::Load, || {
         anyhow::Ok((
             crate::parser::load_parsers(opts.parsers_dir.as_deref())?,
             load_rules(opts.rules_dir.as_deref())?,
         ))
     })?;
-    let snap = timings::stage(Phase::Read, || Snapshot::open(snapshot))?;
-    check_policy(&rules, &snap, snapshot)?;
+    let snap = timings::stage(Phase::Read, || Snapshot::open_many(snapshots))?;
+    check_policy(&rules, &snap)?;
     let (policy, mut notices) = resolve_policy(&rules, &snap);
-    let probes = match read_probes_or_refusal(snapshot)? {
-        Ok(p) => p.unwrap_or_default(),
-        Err(n) => {
-            notices.push(n);
-            Vec::new()
-        }
+    let probes = match shared_file(snapshots, PROBES_FILE)? {
+        Some(dir) => match read_probes_or_refusal(&dir)? {
+            Ok(p) => p.unwrap_or_default(),
+            Err(n) => {
+                notices.push(n);
+                Vec::new()
+            }
+        },
+        None => Vec::new(),
     };
     // Waivers from --waivers, or the snapshot's own waivers.toml (named relative to the
     // snapshot, as its config files are). Read under the same rules as the snapshot: the file
     // may sit in the checkout of the change under review.
     let waiver_file = match &opts.waivers {
         Some(p) => Some((p.clone(), p.display().to_string())),
-        None => Some(snapshot.join(crate::rules::waivers::FILE))
-            .filter(|p| crate::snapshot::read::entry_exists(p))
-            .map(|p| (p, crate::rules::waivers::FILE.to_string())),
+        None => shared_file(snapshots, crate::rules::waivers::FILE)?.map(|dir| {
+            (
+                dir.join(crate::rules::waivers::FILE),
+                crate::rules::waivers::FILE.to_string(),
+            )
+        }),
     };
     let mut waiver_text = None;
     if let Some((path, name)) = waiver_file {

@@ -132,7 +132,7 @@ pub fn fabric_toml(data: &[u8]) {
         fabric_text: t,
         ..Default::default()
     };
-    if crate::audit::check_policy(rules(), &snap, Path::new("fuzz")).is_err() {
+    if crate::audit::check_policy(rules(), &snap).is_err() {
         return;
     }
     let (policy, notices) = crate::audit::resolve_policy(rules(), &snap);

@@ -5,6 +5,8 @@
 //! `device.toml`) so the audit can report it and go on. Every file is read through [`read`],
 //! which never follows a link, reads only regular files and caps their size.
 
+pub mod folders;
+pub mod merge;
 pub mod read;
 
 use anyhow::{Context, Result, bail};
@@ -172,7 +174,12 @@ impl Notice {
 
 #[derive(Debug, Default)]
 pub struct Snapshot {
+    /// The (first) snapshot folder.
     pub root: PathBuf,
+    /// Every folder read as this one fabric (`root` first).
+    pub roots: Vec<PathBuf>,
+    /// The folder whose `fabric.toml` is used (`root` when none has one).
+    pub fabric_root: PathBuf,
     pub fabric: FabricToml,
     /// `fabric.toml` text, for positions of links.
     pub fabric_text: String,
@@ -200,6 +207,8 @@ pub(crate) struct PendingDevice {
     dir: Option<(PathBuf, usize)>,
     /// Its line in the collection journal.
     journal: Option<JournalDevice>,
+    /// The index in `Snapshot::roots` of the folder that holds it.
+    root: usize,
 }
 
 /// The default file name of a command's output.
@@ -286,6 +295,20 @@ fn top_dir(p: &Path) -> Top {
     }
 }
 
+/// Refuse a snapshot path that does not exist or is not a folder.
+fn check_folder(root: &Path) -> Result<()> {
+    if !root.exists() {
+        bail!("snapshot {} does not exist", root.display());
+    }
+    if !root.is_dir() {
+        bail!(
+            "snapshot {} is not a folder (expected a folder with configs/, devices/ and an optional fabric.toml)",
+            root.display()
+        );
+    }
+    Ok(())
+}
+
 impl Snapshot {
     /// Read a snapshot folder. Fails (exit 2) only when the folder itself is unusable or
     /// `fabric.toml` is malformed; per-file problems become notices.
@@ -314,22 +337,27 @@ impl Snapshot {
     /// the listing are in `notices`; [`Snapshot::merge_notices`] puts a device's own in the
     /// order [`Snapshot::read`] gives.
     pub fn open(root: &Path) -> Result<Snapshot> {
-        if !root.exists() {
-            bail!("snapshot {} does not exist", root.display());
+        Snapshot::open_many(std::slice::from_ref(&root.to_path_buf()))
+    }
+
+    /// [`Snapshot::open`] of several folders read as one fabric ([`folders`]): the same
+    /// devices, files, names and notices, in the same order, as one folder holding them all.
+    pub fn open_many(roots: &[PathBuf]) -> Result<Snapshot> {
+        let Some(root) = roots.first() else {
+            bail!("no snapshot folder given");
+        };
+        for r in roots {
+            check_folder(r)?;
         }
-        if !root.is_dir() {
-            bail!(
-                "snapshot {} is not a folder (expected a folder with configs/, devices/ and an optional fabric.toml)",
-                root.display()
-            );
-        }
+        folders::check_shards(roots)?;
         let mut snap = Snapshot {
-            root: root.to_path_buf(),
+            root: root.clone(),
+            roots: roots.to_vec(),
             ..Default::default()
         };
-        let fabric_path = root.join("fabric.toml");
-        if read::entry_exists(&fabric_path) {
-            match read_text(&fabric_path) {
+        if let Some(dir) = folders::shared_file(roots, "fabric.toml")? {
+            snap.fabric_root = dir.clone();
+            match read_text(&dir.join("fabric.toml")) {
                 Ok(text) => {
                     snap.fabric = toml::from_str(&text)
                         .map_err(|e| anyhow::anyhow!(toml_error("fabric.toml", &text, &e)))?;
@@ -342,9 +370,12 @@ impl Snapshot {
                 }
                 Err(e) => bail!("fabric.toml: {e}"),
             }
+        } else {
+            snap.fabric_root = root.clone();
         }
         let mut by_name: BTreeMap<String, DeviceInput> = BTreeMap::new();
         let mut pending: BTreeMap<String, PendingDevice> = BTreeMap::new();
+        let mut owners = folders::Owners::default();
         for d in &snap.fabric.devices {
             let e = by_name.entry(d.name.clone()).or_default();
             e.name = d.name.clone();
@@ -354,97 +385,117 @@ impl Snapshot {
             }
             e.role = d.role.clone();
         }
-        let configs = root.join("configs");
-        let devices = root.join("devices");
-        let (configs_top, devices_top) = (top_dir(&configs), top_dir(&devices));
-        for (top, name) in [(&configs_top, "configs"), (&devices_top, "devices")] {
-            if let Top::Refused(why) = top {
-                snap.push_notice(Notice::refused(None, name.into(), why), (0, 0));
+        let mut config_entries = Vec::new();
+        let mut device_entries = Vec::new();
+        for (ri, r) in roots.iter().enumerate() {
+            let (configs, devices) = (r.join("configs"), r.join("devices"));
+            let (configs_top, devices_top) = (top_dir(&configs), top_dir(&devices));
+            for (top, name) in [(&configs_top, "configs"), (&devices_top, "devices")] {
+                if let Top::Refused(why) = top {
+                    snap.push_notice(Notice::refused(None, name.into(), why), (0, 0));
+                }
+            }
+            let any_refused = matches!(configs_top, Top::Refused(_))
+                || matches!(devices_top, Top::Refused(_))
+                || (ri == 0 && snap.notices.iter().any(|n| n.refused));
+            if !matches!(configs_top, Top::Dir) && !matches!(devices_top, Top::Dir) && !any_refused
+            {
+                bail!(
+                    "snapshot {} has neither configs/ nor devices/: nothing to audit",
+                    r.display()
+                );
+            }
+            if matches!(configs_top, Top::Dir) {
+                config_entries.extend(sorted_entries(&configs)?.into_iter().map(|e| (ri, e)));
+            }
+            if matches!(devices_top, Top::Dir) {
+                device_entries.extend(sorted_entries(&devices)?.into_iter().map(|e| (ri, e)));
             }
         }
-        let any_refused = snap.notices.iter().any(|n| n.refused);
-        if !matches!(configs_top, Top::Dir) && !matches!(devices_top, Top::Dir) && !any_refused {
-            bail!(
-                "snapshot {} has neither configs/ nor devices/: nothing to audit",
-                root.display()
-            );
+        // One folder's entries are sorted by path; several folders' by name, the order the
+        // same entries would have in one folder.
+        if roots.len() > 1 {
+            config_entries.sort_by(|a, b| a.1.0.file_name().cmp(&b.1.0.file_name()));
+            device_entries.sort_by(|a, b| a.1.0.file_name().cmp(&b.1.0.file_name()));
         }
-        if matches!(configs_top, Top::Dir) {
-            for (idx, (p, ft)) in sorted_entries(&configs)?.into_iter().enumerate() {
-                let r = rel(root, &p);
-                let name = p
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                if ft.is_dir() {
-                    snap.push_notice(
-                        Notice {
-                            device: None,
-                            file: r,
-                            line: None,
-                            message: "not a file; configs/ holds one config file per device".into(),
-                            refused: false,
-                        },
-                        (1, idx),
-                    );
-                    continue;
-                }
-                if name.starts_with('.') || name.is_empty() {
-                    continue;
-                }
-                let e = by_name.entry(name.clone()).or_default();
-                e.name = name.clone();
-                pending.entry(name).or_default().configs.push((p, r, idx));
+        for (idx, (ri, (p, ft))) in config_entries.into_iter().enumerate() {
+            let root = &roots[ri];
+            let r = rel(root, &p);
+            let name = p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if ft.is_dir() {
+                snap.push_notice(
+                    Notice {
+                        device: None,
+                        file: r,
+                        line: None,
+                        message: "not a file; configs/ holds one config file per device".into(),
+                        refused: false,
+                    },
+                    (1, idx),
+                );
+                continue;
             }
+            if name.starts_with('.') || name.is_empty() {
+                continue;
+            }
+            owners.claim(&name, ri, &p)?;
+            let e = by_name.entry(name.clone()).or_default();
+            e.name = name.clone();
+            pending.entry(name).or_default().configs.push((p, r, idx));
         }
-        if matches!(devices_top, Top::Dir) {
-            for (idx, (dir, ft)) in sorted_entries(&devices)?.into_iter().enumerate() {
-                let name = dir
-                    .file_name()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                if !ft.is_dir() {
-                    let n = match read::odd_kind(&ft) {
-                        Some(_) if ft.is_symlink() => {
-                            Notice::refused(Some(name), rel(root, &dir), &read::link_refusal(&dir))
-                        }
-                        _ => Notice {
-                            device: None,
-                            file: rel(root, &dir),
-                            line: None,
-                            message: "not a folder; devices/ holds one folder per device".into(),
-                            refused: false,
-                        },
+        for (idx, (ri, (dir, ft))) in device_entries.into_iter().enumerate() {
+            let root = &roots[ri];
+            let name = dir
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if !ft.is_dir() {
+                let n = match read::odd_kind(&ft) {
+                    Some(_) if ft.is_symlink() => {
+                        Notice::refused(Some(name), rel(root, &dir), &read::link_refusal(&dir))
+                    }
+                    _ => Notice {
+                        device: None,
+                        file: rel(root, &dir),
+                        line: None,
+                        message: "not a folder; devices/ holds one folder per device".into(),
+                        refused: false,
+                    },
+                };
+                snap.push_notice(n, (2, idx));
+                continue;
+            }
+            if name.starts_with('.') {
+                if name.ends_with(".partial") {
+                    let n = Notice {
+                        device: None,
+                        file: rel(root, &dir),
+                        line: None,
+                        message: "unfinished device folder of an interrupted collection; ignored"
+                            .into(),
+                        refused: false,
                     };
                     snap.push_notice(n, (2, idx));
-                    continue;
                 }
-                if name.starts_with('.') {
-                    if name.ends_with(".partial") {
-                        let n = Notice {
-                            device: None,
-                            file: rel(root, &dir),
-                            line: None,
-                            message:
-                                "unfinished device folder of an interrupted collection; ignored"
-                                    .into(),
-                            refused: false,
-                        };
-                        snap.push_notice(n, (2, idx));
-                    }
-                    continue;
-                }
-                let e = by_name.entry(name.clone()).or_default();
-                e.name = name.clone();
-                pending.entry(name).or_default().dir = Some((dir, idx));
+                continue;
             }
+            owners.claim(&name, ri, &dir)?;
+            let e = by_name.entry(name.clone()).or_default();
+            e.name = name.clone();
+            pending.entry(name).or_default().dir = Some((dir, idx));
         }
         let mut journal_notices = Vec::new();
-        for d in read_journal(root, &mut journal_notices) {
-            let e = by_name.entry(d.name.clone()).or_default();
-            e.name = d.name.clone();
-            let name = d.name.clone();
-            pending.entry(name).or_default().journal = Some(d);
+        for (ri, r) in roots.iter().enumerate() {
+            for d in read_journal(r, &mut journal_notices) {
+                owners.claim(&d.name, ri, &r.join(JOURNAL))?;
+                let e = by_name.entry(d.name.clone()).or_default();
+                e.name = d.name.clone();
+                let name = d.name.clone();
+                pending.entry(name).or_default().journal = Some(d);
+            }
         }
         for n in journal_notices {
             snap.push_notice(n, (3, 0));
@@ -452,10 +503,20 @@ impl Snapshot {
         redact_notices(&mut snap.notices);
         snap.pending = by_name
             .keys()
-            .map(|n| pending.remove(n).unwrap_or_default())
+            .map(|n| {
+                let mut p = pending.remove(n).unwrap_or_default();
+                p.root = owners.root_of(n);
+                p
+            })
             .collect();
         snap.devices = by_name.into_values().collect();
         Ok(snap)
+    }
+
+    /// The `fabric.toml` the snapshot uses (in the folder that holds it), as a path to
+    /// name in messages.
+    pub fn fabric_path(&self) -> PathBuf {
+        self.fabric_root.join("fabric.toml")
     }
 
     fn push_notice(&mut self, n: Notice, key: NoticeKey) {
@@ -489,7 +550,8 @@ impl Snapshot {
         }
         if let Some((dir, idx)) = &p.dir {
             let mut ns = Vec::new();
-            read_device_dir(&self.root, dir, &mut dev, &mut ns);
+            let root = self.roots.get(p.root).unwrap_or(&self.root);
+            read_device_dir(root, dir, &mut dev, &mut ns);
             out.extend(ns.into_iter().map(|n| ((2, *idx), n)));
         }
         if let Some(d) = &p.journal {
@@ -866,11 +928,25 @@ pub struct Journal {
     pub finished_at: Option<String>,
     /// running | finished | interrupted
     pub state: String,
+    /// Written by `collect --shard K/N`: this folder holds shard K of N of the collection;
+    /// `fabric.toml` plans the whole fabric and the journal lists this shard's devices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<JournalShard>,
     /// The run's command budget and what was sent (written when the run ends).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<JournalLimits>,
     #[serde(default, rename = "device")]
     pub devices: Vec<JournalDevice>,
+}
+
+/// Which shard of a split collection a snapshot folder holds (`collect --shard K/N`).
+#[derive(Debug, Clone, Copy, serde::Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct JournalShard {
+    /// K, from 1.
+    pub index: u32,
+    /// N.
+    pub count: u32,
 }
 
 /// The run-wide budget of a collection, as the journal states it.

@@ -11,9 +11,13 @@ use std::path::PathBuf;
 /// Audit a snapshot folder (configs/, devices/, fabric.toml) and report findings.
 #[derive(clap::Args, Debug)]
 pub struct AuditArgs {
-    /// The snapshot folder (or, with --inventory, where to write the collected one).
-    #[arg(required_unless_present = "inventory")]
-    pub snapshot: Option<PathBuf>,
+    /// The snapshot folder (or, with --inventory, where to write the collected one). Several
+    /// folders are audited as one fabric: the shards of `collect --shard K/N` (every shard,
+    /// each once), or folders that split one fabric's devices. A device may be in one folder
+    /// only; fabric.toml, probes.json and waivers.toml may be in any, the same wherever two
+    /// hold one.
+    #[arg(required_unless_present = "inventory", value_name = "SNAPSHOT")]
+    pub snapshot: Vec<PathBuf>,
     /// Collect from the devices of this inventory first, then audit what was collected.
     #[arg(long)]
     pub inventory: Option<PathBuf>,
@@ -67,7 +71,7 @@ fn with_repo_defaults(a: &mut AuditArgs) -> Result<()> {
     if a.no_config {
         return Ok(());
     }
-    let Some(c) = repo_config::find(a.snapshot.as_deref())? else {
+    let Some(c) = repo_config::find(a.snapshot.first().map(PathBuf::as_path))? else {
         return Ok(());
     };
     if a.format.is_none() {
@@ -116,9 +120,15 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
     let fail_on = fail_on.unwrap_or(FailOn::Error);
     view_args.check_format(format)?;
     let inventory_path = inventory.clone();
-    let snapshot = match (inventory, snapshot) {
+    if inventory.is_some() && snapshot.len() > 1 {
+        anyhow::bail!(
+            "--inventory collects into one snapshot folder; {} were given",
+            snapshot.len()
+        );
+    }
+    let folders = match (inventory, snapshot.first()) {
         (Some(inv), snap) => {
-            let out = snap.unwrap_or_else(|| {
+            let out = snap.cloned().unwrap_or_else(|| {
                 PathBuf::from(format!(
                     "snapshot-{}",
                     crate::collect::writer::now_rfc3339().replace(':', "")
@@ -140,11 +150,12 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
                 );
                 return Ok(ExitStatus::Error);
             }
-            out
+            vec![out]
         }
-        (None, Some(s)) => s,
+        (None, Some(_)) => snapshot,
         (None, None) => anyhow::bail!("give a snapshot folder or --inventory"),
     };
+    let snapshot = folders[0].clone();
     if probe && let Some(inv) = &inventory_path {
         let run = super::probe_run::run(
             inv,
@@ -167,8 +178,8 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
             return Ok(s);
         }
     }
-    let mut a = audit_with_fixes(
-        &snapshot,
+    let mut a = audit_folders_with_fixes(
+        &folders,
         &Options {
             rules_dir: rules,
             parsers_dir: parsers,
@@ -178,12 +189,13 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
     let selection = view_args.selection();
     selection.validate(&a)?;
     selection.apply(&mut a);
+    let names: Vec<String> = folders.iter().map(|f| f.display().to_string()).collect();
     let view = report::terminal::View {
         color: use_color(color, output.is_some()),
         width: report::width::detect(output.is_some()),
         verbose: view_args.verbose,
         show_info: selection.min_severity == Some(crate::finding::Severity::Info),
-        snapshot: Some(snapshot.display().to_string()),
+        snapshot: Some(names.join(" ")),
     };
     timings::stage(Phase::Report, || {
         let text = if view_args.statistics {
@@ -192,8 +204,7 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
                 _ => report::statistics::text(&a, view.width),
             }
         } else {
-            let name = snapshot.display().to_string();
-            let r = crate::review::Review::of_audit(&a, &name).with_root(&name);
+            let r = crate::review::Review::of_audit(&a, &names.join(" ")).with_roots(&names);
             report::render_review_view(&r, format, &view)
         };
         emit(&text, output.as_ref())
@@ -206,7 +217,12 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
 
 /// Audit a snapshot and attach to each finding the fix snippet of its platform, if any.
 pub(crate) fn audit_with_fixes(snapshot: &std::path::Path, opts: &Options) -> Result<audit::Audit> {
-    let (mut a, rs) = audit::run_keeping_rules(snapshot, opts)?;
+    audit_folders_with_fixes(std::slice::from_ref(&snapshot.to_path_buf()), opts)
+}
+
+/// [`audit_with_fixes`] of several snapshot folders audited as one fabric.
+fn audit_folders_with_fixes(snapshot: &[PathBuf], opts: &Options) -> Result<audit::Audit> {
+    let (mut a, rs) = audit::run_folders(snapshot, opts)?;
     let templates = timings::stage(Phase::Load, || {
         crate::remediate::load(opts.parsers_dir.as_deref())
     })?;

@@ -51,6 +51,12 @@ pub struct CollectCmdArgs {
     /// allow-list, or the run stops before connecting anywhere.
     #[arg(long)]
     pub parsers: Option<PathBuf>,
+    /// Collect only shard K of N (1 ≤ K ≤ N) of the inventory's devices (after --limit): a
+    /// device's shard depends on its name and N only (see README "Scale"). Each shard writes
+    /// an ordinary snapshot with the whole fabric's fabric.toml; `audit DIR1 DIR2 ...` audits
+    /// the shards' folders together as one fabric. A shard with no device is not an error.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::collect::shard::Shard>,
     #[command(flatten)]
     pub collect: CollectArgs,
 }
@@ -60,12 +66,13 @@ pub fn run(a: CollectCmdArgs) -> Result<ExitStatus> {
         inventory,
         out,
         parsers,
+        shard,
         collect,
     } = a;
-    let summary = collect_run(&inventory, &out, parsers.as_deref(), &collect)?;
+    let summary = collect_part(&inventory, &out, parsers.as_deref(), &collect, shard)?;
     Ok(if summary.interrupted {
         ExitStatus::Interrupted
-    } else if summary.collected() == 0 {
+    } else if summary.collected() == 0 && !(shard.is_some() && summary.devices.is_empty()) {
         ExitStatus::Error
     } else {
         ExitStatus::Success
@@ -111,6 +118,17 @@ pub(crate) fn collect_run(
     parsers_dir: Option<&std::path::Path>,
     c: &CollectArgs,
 ) -> Result<crate::collect::run::Summary> {
+    collect_part(inventory, out, parsers_dir, c, None)
+}
+
+/// [`collect_run`] of one shard of the inventory, or of all of it.
+fn collect_part(
+    inventory: &std::path::Path,
+    out: &std::path::Path,
+    parsers_dir: Option<&std::path::Path>,
+    c: &CollectArgs,
+    shard: Option<crate::collect::shard::Shard>,
+) -> Result<crate::collect::run::Summary> {
     use crate::collect::run;
     let inv = load_inventory(inventory, c, parsers_dir)?;
     if inv.targets.is_empty() {
@@ -132,14 +150,23 @@ pub(crate) fn collect_run(
         progress,
         counters_only: false,
         command_budget: c.command_budget,
+        shard,
     };
     let s = run::collect(&inv, parsers, &opts)?;
     let devices = s.device_failures(&inv);
     let commands = s.command_problems(&inv);
     if !c.quiet || !devices.is_empty() || s.interrupted {
         let counts = s.counts();
+        let of_shard = match shard {
+            Some(k) => format!(
+                " (shard {k}: {} of the {} devices planned)",
+                s.devices.len(),
+                inv.targets.len()
+            ),
+            None => String::new(),
+        };
         eprintln!(
-            "fabric-audit: collected {} of {} devices into {} in {:.1} s (concurrency {}); {}{}",
+            "fabric-audit: collected {} of {} devices into {}{of_shard} in {:.1} s (concurrency {}); {}{}",
             s.collected(),
             s.devices.len(),
             out.display(),

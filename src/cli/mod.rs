@@ -4,6 +4,7 @@ pub mod audit;
 pub mod collect;
 pub mod emulate;
 pub mod idle;
+pub mod merge;
 pub mod probe;
 pub mod probe_run;
 pub mod remediate;
@@ -89,6 +90,9 @@ pub enum Command {
     /// Connect to every device of an inventory over SSH, run its platform's read-only commands
     /// and write a snapshot that `audit` reads.
     Collect(collect::CollectCmdArgs),
+    /// Write several snapshot folders (the shards of `collect --shard`) as one snapshot, for
+    /// the commands that take one folder.
+    Merge(merge::MergeArgs),
     /// Play network devices over SSH on 127.0.0.0/8 from output files (tests, demos, benchmarks).
     #[command(hide = true)]
     Emulate(emulate::EmulateArgs),
@@ -240,6 +244,7 @@ pub fn run(cli: Cli) -> Result<ExitStatus> {
     }
     match cli.command {
         Command::Collect(a) => collect::run(a),
+        Command::Merge(a) => merge::run(a),
         Command::Emulate(a) => emulate::run(a),
         Command::Audit(a) => audit::run(a),
         Command::Probe(a) => probe::run(a),

@@ -57,7 +57,7 @@ pub fn run(a: RemediateArgs) -> Result<ExitStatus> {
     };
     let templates = crate::remediate::load(opts.parsers_dir.as_deref())?;
     let (a, rs) = audit::run_keeping_rules(&snapshot, &opts)?;
-    let mut plan = crate::remediate::plan(&a, &rs, &snapshot, &templates);
+    let mut plan = crate::remediate::plan(&a, &rs, std::slice::from_ref(&snapshot), &templates);
     if let Some(d) = &device {
         if !a.fabric.devices.iter().any(|x| &x.name == d) {
             anyhow::bail!("no device {d:?} in {}", snapshot.display());

@@ -9,6 +9,7 @@ pub mod fleet;
 pub mod inventory;
 pub mod known_hosts;
 pub mod run;
+pub mod shard;
 pub mod shell_scan;
 pub mod ssh;
 pub mod ssh_config;

@@ -36,6 +36,8 @@ pub struct Options {
     pub counters_only: bool,
     /// Commands the whole run may send; devices left when it is spent are not collected.
     pub command_budget: u64,
+    /// Collect only this shard's devices (`collect --shard K/N`, see `super::shard`).
+    pub shard: Option<super::shard::Shard>,
 }
 
 /// Commands a run may send when no budget is given: 4,000 hosts of 256 interfaces' worth.
@@ -1037,11 +1039,23 @@ impl Runner {
 
 /// Collect every target of `inv` into `opts.out`: the snapshot writer on top of the runner's
 /// device engine (each device's outputs go to its folder as they arrive).
-pub fn collect(inv: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result<Summary> {
+/// With `opts.shard`, only that shard's targets are collected; `fabric.toml` still plans them
+/// all.
+pub fn collect(plan: &Inventory, parsers: Arc<Parsers>, opts: &Options) -> Result<Summary> {
     let start = Instant::now();
+    let part = opts.shard.map(|s| s.part_of(plan));
+    let inv = part.as_ref().unwrap_or(plan);
     let known = known_hosts_of(inv.targets.iter())?;
+    let shard = opts.shard.map(|s| crate::snapshot::JournalShard {
+        index: s.index,
+        count: s.count,
+    });
     let writer = Arc::new(std::sync::Mutex::new(SnapshotWriter::create(
-        &opts.out, inv, opts.force,
+        &opts.out,
+        plan,
+        &inv.targets,
+        shard,
+        opts.force,
     )?));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

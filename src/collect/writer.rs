@@ -14,7 +14,9 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
-use crate::snapshot::{CommandRecord, JOURNAL, Journal, JournalDevice, JournalLimits};
+use crate::snapshot::{
+    CommandRecord, JOURNAL, Journal, JournalDevice, JournalLimits, JournalShard,
+};
 
 #[derive(Debug, Serialize)]
 struct DeviceTomlOut<'a> {
@@ -89,7 +91,16 @@ pub struct DeviceWriter {
 impl SnapshotWriter {
     /// Start a snapshot in `root`. An existing non-empty folder is refused unless it is an
     /// earlier snapshot of ours and `replace` is set (then its devices/ are replaced).
-    pub fn create(root: &Path, inv: &Inventory, replace: bool) -> Result<SnapshotWriter> {
+    /// `fabric.toml` plans every target of `inv`; the journal lists those of `part` (all of
+    /// them, or one shard's: then every shard writes the same `fabric.toml`, and the folders
+    /// audited together read as the unsharded collection).
+    pub fn create(
+        root: &Path,
+        inv: &Inventory,
+        part: &[Target],
+        shard: Option<JournalShard>,
+        replace: bool,
+    ) -> Result<SnapshotWriter> {
         if root.exists() {
             let non_empty = std::fs::read_dir(root)
                 .with_context(|| format!("reading {}", root.display()))?
@@ -159,8 +170,8 @@ impl SnapshotWriter {
             started_at: now_rfc3339(),
             finished_at: None,
             state: "running".into(),
-            devices: inv
-                .targets
+            shard,
+            devices: part
                 .iter()
                 .map(|t| JournalDevice {
                     name: t.name.clone(),

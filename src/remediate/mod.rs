@@ -18,7 +18,7 @@ use anyhow::Result;
 use serde::Serialize;
 use spec::{ConfigText, Safety, Templates, WITHHOLD};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub const SCHEMA: &str = "fabric-audit/remediation/v1";
 
@@ -266,8 +266,9 @@ fn render(p: &spec::Platform, fix: &spec::Fix, ctx: minijinja::Value) -> Rendere
     }
 }
 
-/// Build the remediation plan of an audit of `snapshot`.
-pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) -> Plan {
+/// Build the remediation plan of an audit of `snapshot` (its folders: one, or the several
+/// audited as one fabric).
+pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &[PathBuf], templates: &Templates) -> Plan {
     let devices: BTreeMap<&str, &Device> = a
         .fabric
         .devices
@@ -280,7 +281,8 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) 
             .entry(d.name.clone())
             .or_insert_with(|| {
                 let f = config_file(d)?;
-                let text = crate::snapshot::read::read_text(&snapshot.join(f)).ok()?;
+                let path = crate::snapshot::folders::locate(snapshot, &f);
+                let text = crate::snapshot::read::read_text(&path).ok()?;
                 let text = crate::redact::redact(&text).0;
                 Some(minijinja::Value::from_object(ConfigText(text)))
             })
@@ -441,7 +443,7 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) 
 }
 
 /// Fill `Finding.remediation` of the findings a step addresses (the first step for each).
-pub fn attach(a: &mut Audit, rules: &RuleSet, snapshot: &Path, templates: &Templates) {
+pub fn attach(a: &mut Audit, rules: &RuleSet, snapshot: &[PathBuf], templates: &Templates) {
     let p = plan(a, rules, snapshot, templates);
     for d in &p.devices {
         for s in &d.steps {

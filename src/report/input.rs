@@ -106,6 +106,8 @@ pub struct Review<'a> {
     /// from inside the snapshot. None: paths stay relative to the snapshot. A git review
     /// ignores it (its paths are relative to the repository root).
     pub root: Option<String>,
+    /// More folders audited with `root` as one fabric: a file is found in whichever holds it.
+    pub more_roots: Vec<String>,
 }
 
 impl<'a> Review<'a> {
@@ -121,6 +123,7 @@ impl<'a> Review<'a> {
             unchanged: Vec::new(),
             waived: audit.waived.clone(),
             root: None,
+            more_roots: Vec::new(),
         }
     }
 
@@ -128,6 +131,16 @@ impl<'a> Review<'a> {
     /// `root` (the snapshot folder as the user named it).
     pub fn with_root(mut self, root: &str) -> Review<'a> {
         self.root = Some(root.to_string());
+        self
+    }
+
+    /// [`Review::with_root`] for several folders audited as one fabric: each file is named
+    /// in the folder that holds it.
+    pub fn with_roots(mut self, roots: &[String]) -> Review<'a> {
+        if let Some((first, more)) = roots.split_first() {
+            self.root = Some(first.clone());
+            self.more_roots = more.to_vec();
+        }
         self
     }
 
@@ -151,7 +164,14 @@ impl<'a> Review<'a> {
                 format!("{}/{file}", path.trim_end_matches('/'))
             }
             (Scope::Git { .. }, _) | (_, None) => file.to_string(),
-            (_, Some(root)) => relative_to_cwd(&std::path::Path::new(root).join(file)),
+            (_, Some(root)) => {
+                let holder = std::iter::once(root)
+                    .chain(&self.more_roots)
+                    .map(|r| std::path::Path::new(r).join(file))
+                    .find(|p| self.more_roots.is_empty() || p.symlink_metadata().is_ok());
+                let path = holder.unwrap_or_else(|| std::path::Path::new(root).join(file));
+                relative_to_cwd(&path)
+            }
         }
     }
 

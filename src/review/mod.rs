@@ -35,6 +35,7 @@ impl<'a> Review<'a> {
             unchanged: d.unchanged.into_iter().filter(|f| !waived(f)).collect(),
             waived: after.waived.clone(),
             root: None,
+            more_roots: Vec::new(),
         }
     }
 }

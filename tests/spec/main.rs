@@ -35,6 +35,8 @@ mod robustness; // nothing panics on garbage
 mod rule_engine; // rules on hand-built models
 mod rule_fixtures; // every rule on real snapshot files (fixtures/rules)
 mod scale; // findings of ~1,000-device replicated fabrics pinned; --timings
+mod scale_docs; // issue 16 item 3: docs/scale scheduler examples parse and cover every shard
+mod sharded_audit; // issue 16 item 3: shard folders audited as one fabric, byte for byte
 mod sonic_layouts; // every SONiC CONFIG_DB layout gives the same model
 mod terminal_output; // issue 17: fits the terminal, worst first, one row per cause
 mod tooling; // issue 17 item 10: install, CI workflow, help, completions, man, schemas, version

@@ -139,7 +139,7 @@ pub(crate) fn stderr(o: &Output) -> String {
 /// Serve every device of `fixtures/emulator/<emu>/` (after `tweak`, which may also return a
 /// session mode for the inventory) and write an inventory for them with the links and policy
 /// of `fabric_dir`'s fabric.toml. Returns the inventory file and the device names.
-fn serve_fabric(
+pub(crate) fn serve_fabric(
     lab: &Lab,
     fabric_dir: &Path,
     emu: &str,

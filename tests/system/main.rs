@@ -9,6 +9,7 @@ mod collect_emulated; // collection over real SSH against emulated switches and 
 mod collect_honesty; // command status, grouped failures, probe exit status, the walkthrough
 mod collect_hostile; // collection against hostile devices: budgets, endless lines, host keys
 mod collect_safety; // read-only allow-list and redaction
+mod collect_sharded; // collect --shard K/N end to end, shards audited as one fabric
 mod probe_testbed; // probes between namespace hosts
 mod report_html; // the HTML report, in Rust and in headless Chromium
 mod secrets; // no secret on disk or in a report (exec and shell collection, every format)
