@@ -279,8 +279,8 @@ pub struct Interface {
     /// The same maps entry by entry with where each entry comes from, plus PCP → TC and PFC
     /// priority → queue (`maps::complete` fills what the platform did not); shown only by the
     /// model with sources (`audit --format model`).
-    #[serde(skip_serializing_if = "maps::QosMaps::hidden")]
-    pub maps: maps::QosMaps,
+    #[serde(skip_serializing_if = "maps::Shared::hidden")]
+    pub maps: maps::Shared,
     /// DSCP values that a policy on this interface rewrites to another value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dscp_rewrites: Field<Vec<u8>>,

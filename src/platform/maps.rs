@@ -9,7 +9,7 @@
 //! inference or design choice.
 
 use crate::model::Device;
-use crate::model::maps::{Notes, complete};
+use crate::model::maps::{Notes, complete, share};
 
 /// Why a platform's entries are what they are where no line states them.
 fn notes(platform: &str) -> Notes<'static> {
@@ -80,6 +80,7 @@ pub fn fill(platform: &str, dev: &mut Device) {
     {
         complete(i, &n);
     }
+    share(&mut dev.interfaces);
 }
 
 #[cfg(test)]
