@@ -280,11 +280,12 @@ pub fn run_folders(snapshots: &[PathBuf], opts: &Options) -> Result<(Audit, Rule
 /// The rules on an assembled fabric, then probe rules and waivers.
 fn finish_rules(
     rules: &RuleSet,
-    fabric: Fabric,
+    mut fabric: Fabric,
     probes: Vec<Probe>,
     waiver_text: Option<(String, String)>,
 ) -> Result<Audit> {
-    let (mut findings, mut passes) = crate::rules::eval::evaluate_with_passes(rules, &fabric);
+    let (mut findings, mut passes) =
+        crate::rules::eval::evaluate_in_place(rules, &mut fabric, &|_| true);
     if !probes.is_empty() {
         let (pf, pp) = probe_findings(rules, &probes, &fabric.policy, &findings);
         findings.extend(pf);
@@ -296,7 +297,6 @@ fn finish_rules(
             passes.platforms.entry(k).or_default().extend(v);
         }
     }
-    let mut fabric = fabric;
     let mut waived = Vec::new();
     if let Some((text, name)) = waiver_text {
         let ws = crate::rules::waivers::parse(&text, &name)?;
@@ -307,8 +307,9 @@ fn finish_rules(
         waived = applied.waived.into_iter().map(Waived::from).collect();
         if !applied.notices.is_empty() {
             fabric.notices.extend(applied.notices);
-            let (wf, _) =
-                crate::rules::eval::evaluate_only(rules, &fabric, &|r| r.spec.family == "WAIVER");
+            let (wf, _) = crate::rules::eval::evaluate_in_place(rules, &mut fabric, &|r| {
+                r.spec.family == "WAIVER"
+            });
             findings.extend(wf);
             crate::finding::sort(&mut findings);
         }

@@ -274,8 +274,8 @@ pub struct Interface {
     /// The same maps entry by entry with where each entry comes from, plus PCP → TC and PFC
     /// priority → queue (`maps::complete` fills what the platform did not); shown only by the
     /// model with sources (`audit --format model`).
-    #[serde(skip_serializing_if = "maps::QosMaps::hidden")]
-    pub maps: maps::QosMaps,
+    #[serde(skip_serializing_if = "maps::Shared::hidden")]
+    pub maps: maps::Shared,
     /// DSCP values that a policy on this interface rewrites to another value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dscp_rewrites: Field<Vec<u8>>,
@@ -295,11 +295,12 @@ pub struct Interface {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub counters: Option<PortCounters>,
     /// RDMA/RoCE facts for host netdevs backed by an RDMA device.
+    /// Boxed, as `nic`: most ports have neither, and inline they were over half of every port.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub rdma: Option<Rdma>,
+    pub rdma: Option<Box<Rdma>>,
     /// Hardware facts of a host NIC: PCIe function, NUMA node, PCIe link, counters.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub nic: Option<Nic>,
+    pub nic: Option<Box<Nic>>,
     /// Engine-computed: this port is expected to carry RoCE (see `fabric::mark_roce_ports`).
     pub roce: bool,
     /// Engine-computed: an up switch Ethernet port that no link names, on a device that has

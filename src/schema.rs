@@ -80,7 +80,7 @@ pub fn full_interface() -> Interface {
     i.mac = s("00:00:00:00:00:01".into());
     i.alias = s("x".into());
     i.lldp_matched_by = Some("name".into());
-    i.rdma = Some(Rdma {
+    i.rdma = Some(Box::new(Rdma {
         device: "mlx5_0".into(),
         port: 1,
         state: s("ACTIVE".into()),
@@ -100,8 +100,8 @@ pub fn full_interface() -> Interface {
         tc_bw: s(vec![0; 8]),
         pfc_prevention_ms: s(100),
         prio_pause_counters: s(true),
-    });
-    i.nic = Some(Nic {
+    }));
+    i.nic = Some(Box::new(Nic {
         pci_address: s("0000:0c:00.0".into()),
         driver: s("mlx5_core".into()),
         firmware: s("28.41.1000".into()),
@@ -130,7 +130,7 @@ pub fn full_interface() -> Interface {
             rp_cnp_handled: s(0),
             rp_cnp_ignored: s(0),
         }),
-    });
+    }));
     i.lldp_in_fabric = Some(true);
     i.lldp_peer = Some("x:y".into());
     i.planned_peer = Some("x:y".into());

@@ -12,9 +12,12 @@
 
 use super::{Field, Interface, Src};
 use serde::Serialize;
+use std::collections::HashSet;
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 /// How an entry of a map is known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum How {
     /// A line of a file states it (`at`).
@@ -28,7 +31,7 @@ pub enum How {
 }
 
 /// One entry: `from` → `to`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct MapEntry {
     pub from: u8,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -83,7 +86,7 @@ impl MapEntry {
 
 /// One map of a port: its entries and, for defaults, derived or unknown entries, the platform's
 /// reason (the vendor text that states the default, or why nothing is known).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct QosMap {
     pub entries: Vec<MapEntry>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -165,7 +168,7 @@ impl QosMap {
 }
 
 /// The maps of a port (see the module doc). Empty maps were not filled by the platform.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize)]
 pub struct QosMaps {
     pub dscp_to_tc: QosMap,
     pub pcp_to_tc: QosMap,
@@ -181,6 +184,52 @@ impl QosMaps {
     /// rule evaluation for nothing.
     pub fn hidden(&self) -> bool {
         !super::maps_on() || *self == QosMaps::default()
+    }
+}
+
+/// A port's maps, one copy shared by the ports of a device whose maps are equal (see [`share`]):
+/// about a hundred entries per port were the largest part of the model. Reads go through to the
+/// maps; a write to shared maps copies them first, so it changes only its own port. Serialized
+/// as the maps themselves.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Shared(Arc<QosMaps>);
+
+impl Deref for Shared {
+    type Target = QosMaps;
+    fn deref(&self) -> &QosMaps {
+        &self.0
+    }
+}
+
+impl DerefMut for Shared {
+    fn deref_mut(&mut self) -> &mut QosMaps {
+        Arc::make_mut(&mut self.0)
+    }
+}
+
+impl Serialize for Shared {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl Shared {
+    /// See [`QosMaps::hidden`].
+    pub fn hidden(&self) -> bool {
+        self.0.hidden()
+    }
+}
+
+/// Let every port of `ifaces` whose maps equal another's share that port's copy.
+pub fn share(ifaces: &mut [Interface]) {
+    let mut seen: HashSet<Arc<QosMaps>> = HashSet::new();
+    for i in ifaces {
+        match seen.get(&*i.maps.0) {
+            Some(same) => i.maps.0 = same.clone(),
+            None => {
+                seen.insert(i.maps.0.clone());
+            }
+        }
     }
 }
 
@@ -258,6 +307,33 @@ mod tests {
         let m = QosMap::of_field(&short, 8, None);
         assert_eq!(m.get(1), Some(2));
         assert_eq!(m.entries[5].how, How::Unknown);
+    }
+
+    #[test]
+    fn equal_maps_are_shared_and_a_write_stays_on_its_port() {
+        let file: Arc<str> = Arc::from("c");
+        let src = Src::new(&file, 3);
+        let mut ports: Vec<Interface> = (0..3)
+            .map(|n| Interface::new(&format!("Ethernet1/{n}"), "ethernet"))
+            .collect();
+        ports[2].tc_to_queue = known(vec![1; 8], &src);
+        for i in ports.iter_mut() {
+            complete(i, &Notes::default());
+        }
+        share(&mut ports);
+        assert!(Arc::ptr_eq(&ports[0].maps.0, &ports[1].maps.0));
+        assert!(!Arc::ptr_eq(&ports[0].maps.0, &ports[2].maps.0));
+        let before = serde_json::to_string(&*ports[1].maps).unwrap_or_default();
+        ports[0].maps.tc_to_queue = QosMap::unknown(8, "changed");
+        assert_eq!(ports[0].maps.tc_to_queue.note.as_deref(), Some("changed"));
+        assert_eq!(
+            serde_json::to_string(&*ports[1].maps).unwrap_or_default(),
+            before
+        );
+        assert_eq!(
+            serde_json::to_string(&ports[1].maps).unwrap_or_default(),
+            before
+        );
     }
 
     #[test]

@@ -200,7 +200,7 @@ fn with_ids<'a, 'b>(
 
 /// The RDMA facts of an interface, created empty (device unknown) when no output mapped it.
 fn rdma_of(i: &mut Interface) -> &mut Rdma {
-    i.rdma.get_or_insert_with(Rdma::default)
+    i.rdma.get_or_insert_with(Box::default)
 }
 
 // ---------------------------------------------------------------------------------------------

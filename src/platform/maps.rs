@@ -4,7 +4,7 @@
 //! beside the platform's code: `nxos::MAP_NOTES`, `sonic::MAP_NOTES`, `junos::MAP_NOTES`).
 
 use crate::model::Device;
-use crate::model::maps::{Notes, complete};
+use crate::model::maps::{Notes, complete, share};
 
 /// Why a platform's entries are what they are where no line states them (the platform
 /// registry's `map_notes`; a platform without an entry gives none).
@@ -25,6 +25,7 @@ pub fn fill(platform: &str, dev: &mut Device) {
     {
         complete(i, &n);
     }
+    share(&mut dev.interfaces);
 }
 
 #[cfg(test)]

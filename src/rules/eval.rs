@@ -6,6 +6,7 @@
 //! turns that into an info finding "could not decide: <field> is not known", aggregated per
 //! device. A rule therefore never passes or fails on input it does not have.
 
+use super::view;
 use super::{Rule, RuleSet, Scope};
 use crate::finding::{FABRIC, Finding, Location, Severity};
 use crate::model::{Device, Endpoint, Fabric, Interface, Link, with_sources};
@@ -211,7 +212,7 @@ fn human_bytes(v: Value) -> String {
 
 /// The device as rules see it next to an interface: everything but interfaces and parse data.
 #[derive(Serialize)]
-struct DeviceHead<'a> {
+pub(super) struct DeviceHead<'a> {
     name: &'a str,
     platform: &'a str,
     role: &'a str,
@@ -233,7 +234,7 @@ struct DeviceHead<'a> {
     roce_scope: &'a Option<crate::model::RoceScope>,
 }
 
-fn head(d: &Device) -> DeviceHead<'_> {
+pub(super) fn head(d: &Device) -> DeviceHead<'_> {
     DeviceHead {
         name: &d.name,
         platform: &d.platform,
@@ -252,10 +253,10 @@ fn head(d: &Device) -> DeviceHead<'_> {
 }
 
 /// Prepared values of one device.
-struct DevVals {
-    head: Value,
-    full: Value,
-    ifaces: Vec<Value>,
+pub(super) struct DevVals {
+    pub(super) head: Value,
+    pub(super) full: Value,
+    pub(super) ifaces: Vec<Value>,
 }
 
 /// Model fields removed before evaluation, as dotted paths below an interface (`rdma.np_enable`)
@@ -306,7 +307,7 @@ fn remove_path(j: &mut serde_json::Value, segs: &[&str]) {
     }
 }
 
-fn dev_vals(d: &Device, mask: &Mask) -> DevVals {
+pub(super) fn dev_vals(d: &Device, mask: &Mask) -> DevVals {
     let head_v = without(&head(d), &mask.device);
     let ifaces: Vec<Value> = d
         .interfaces
@@ -769,31 +770,91 @@ pub fn evaluate_masked(
     keep: &(dyn Fn(&Rule) -> bool + Sync),
     mask: &Mask,
 ) -> (Vec<Finding>, Passes) {
+    if mask.is_empty() {
+        // Views need devices they can share; a caller holding only a reference pays a copy of
+        // the model (still far smaller than converting it). The audit uses `evaluate_in_place`.
+        let devices: view::Devices = Arc::new(fabric.devices.clone());
+        return evaluate_on(rs, fabric, &devices, &Vals::Views(devices.clone()), keep);
+    }
+    // serde_json round trips: in this thread, under the caller's source setting
+    let vals = fabric.devices.iter().map(|d| dev_vals(d, mask)).collect();
+    evaluate_on(rs, fabric, &fabric.devices, &Vals::Eager(vals), keep)
+}
+
+/// `evaluate_only` on a fabric the caller owns: its devices are lent to the rules' views for
+/// the evaluation and put back after it, so the model is neither copied nor converted.
+pub fn evaluate_in_place(
+    rs: &RuleSet,
+    fabric: &mut Fabric,
+    keep: &(dyn Fn(&Rule) -> bool + Sync),
+) -> (Vec<Finding>, Passes) {
+    let devices: view::Devices = Arc::new(std::mem::take(&mut fabric.devices));
+    let vals = Vals::Views(devices.clone());
+    let out = evaluate_on(rs, fabric, &devices, &vals, keep);
+    drop(vals);
+    // Every view died with its evaluation, so this is the only owner left; cloning is only
+    // the fallback should a value have outlived it.
+    fabric.devices = Arc::try_unwrap(devices).unwrap_or_else(|d| (*d).clone());
+    out
+}
+
+/// The values rules read of each device and interface: views over the model, or (with a
+/// mask) full conversions with the masked fields removed.
+enum Vals {
+    Views(view::Devices),
+    Eager(Vec<DevVals>),
+}
+
+impl Vals {
+    fn head(&self, di: usize) -> Value {
+        match self {
+            Vals::Views(d) => view::head(d, di),
+            Vals::Eager(v) => v[di].head.clone(),
+        }
+    }
+    fn full(&self, di: usize) -> Value {
+        match self {
+            Vals::Views(d) => view::full(d, di),
+            Vals::Eager(v) => v[di].full.clone(),
+        }
+    }
+    fn iface(&self, di: usize, ii: usize) -> Value {
+        match self {
+            Vals::Views(d) => view::iface(d, di, ii),
+            Vals::Eager(v) => v[di].ifaces[ii].clone(),
+        }
+    }
+    fn all(&self) -> Value {
+        match self {
+            Vals::Views(d) => view::all(d),
+            Vals::Eager(v) => Value::from(v.iter().map(|v| v.full.clone()).collect::<Vec<_>>()),
+        }
+    }
+}
+
+/// Evaluate the rules `keep` accepts on `devices` (the fabric's, read through `vals`) and the
+/// links, notices and policy of `fabric` (whose own device list is not read).
+fn evaluate_on(
+    rs: &RuleSet,
+    fabric: &Fabric,
+    devices: &[Device],
+    vals: &Vals,
+    keep: &(dyn Fn(&Rule) -> bool + Sync),
+) -> (Vec<Finding>, Passes) {
     let policy = Value::from(Serde(&fabric.policy));
     let params: Vec<Value> = rs
         .rules
         .iter()
         .map(|r| params_of(r, &fabric.policy))
         .collect();
-    let vals: Vec<DevVals> = if mask.is_empty() {
-        fabric
-            .devices
-            .par_iter()
-            .map(|d| dev_vals(d, mask))
-            .collect()
-    } else {
-        // serde_json round trips: in this thread, under the caller's source setting
-        fabric.devices.iter().map(|d| dev_vals(d, mask)).collect()
-    };
-    let dev_idx: HashMap<&str, usize> = fabric
-        .devices
+    let dev_idx: HashMap<&str, usize> = devices
         .iter()
         .enumerate()
         .map(|(i, d)| (d.name.as_str(), i))
         .collect();
     let locate = |e: &Endpoint| -> Option<(usize, usize)> {
         let di = *dev_idx.get(e.device.as_str())?;
-        let ii = fabric.devices[di]
+        let ii = devices[di]
             .interfaces
             .iter()
             .position(|i| i.name == e.interface)?;
@@ -825,8 +886,7 @@ pub fn evaluate_masked(
     let link_rules = by_scope(Scope::Link);
     let fabric_rules = by_scope(Scope::Fabric);
 
-    let per_device: Vec<Pending> = fabric
-        .devices
+    let per_device: Vec<Pending> = devices
         .par_iter()
         .enumerate()
         .map(|(di, d)| {
@@ -834,23 +894,23 @@ pub fn evaluate_masked(
                 on: vec![d.platform.clone()],
                 ..Default::default()
             };
-            let v = &vals[di];
+            let d_head = vals.head(di);
             for (ii, iface) in d.interfaces.iter().enumerate() {
                 let mut base: BTreeMap<String, Value> = BTreeMap::new();
-                base.insert("i".into(), v.ifaces[ii].clone());
-                base.insert("d".into(), v.head.clone());
+                base.insert("i".into(), vals.iface(di, ii));
+                base.insert("d".into(), d_head.clone());
                 base.insert("policy".into(), policy.clone());
                 let peer = peer_of.get(&(di, ii));
                 let mut roots: Vec<(&'static str, &dyn erased::Ser)> = vec![("i", iface)];
                 let mut peer_ep = None;
                 if let Some(&(pd, pi, li)) = peer {
-                    base.insert("peer".into(), vals[pd].ifaces[pi].clone());
-                    base.insert("peer_d".into(), vals[pd].head.clone());
+                    base.insert("peer".into(), vals.iface(pd, pi));
+                    base.insert("peer_d".into(), vals.head(pd));
                     base.insert("link".into(), Value::from(Serde(&fabric.links[li])));
-                    roots.push(("peer", &fabric.devices[pd].interfaces[pi]));
+                    roots.push(("peer", &devices[pd].interfaces[pi]));
                     peer_ep = Some(Endpoint {
-                        device: fabric.devices[pd].name.clone(),
-                        interface: fabric.devices[pd].interfaces[pi].name.clone(),
+                        device: devices[pd].name.clone(),
+                        interface: devices[pd].interfaces[pi].name.clone(),
                     });
                 }
                 let obj = Obj {
@@ -867,7 +927,7 @@ pub fn evaluate_masked(
                 }
             }
             let mut base: BTreeMap<String, Value> = BTreeMap::new();
-            base.insert("d".into(), v.full.clone());
+            base.insert("d".into(), vals.full(di));
             base.insert("policy".into(), policy.clone());
             let obj = Obj {
                 device: &d.name,
@@ -888,19 +948,16 @@ pub fn evaluate_masked(
         .filter_map(|(li, l)| {
             let ((ad, ai), (bd, bi)) = link_ends[li]?;
             let mut out = Pending {
-                on: vec![
-                    fabric.devices[ad].platform.clone(),
-                    fabric.devices[bd].platform.clone(),
-                ],
+                on: vec![devices[ad].platform.clone(), devices[bd].platform.clone()],
                 ..Default::default()
             };
-            let a: &Interface = &fabric.devices[ad].interfaces[ai];
-            let b: &Interface = &fabric.devices[bd].interfaces[bi];
+            let a: &Interface = &devices[ad].interfaces[ai];
+            let b: &Interface = &devices[bd].interfaces[bi];
             let mut base: BTreeMap<String, Value> = BTreeMap::new();
-            base.insert("a".into(), vals[ad].ifaces[ai].clone());
-            base.insert("b".into(), vals[bd].ifaces[bi].clone());
-            base.insert("ad".into(), vals[ad].head.clone());
-            base.insert("bd".into(), vals[bd].head.clone());
+            base.insert("a".into(), vals.iface(ad, ai));
+            base.insert("b".into(), vals.iface(bd, bi));
+            base.insert("ad".into(), vals.head(ad));
+            base.insert("bd".into(), vals.head(bd));
             base.insert("link".into(), Value::from(Serde(l)));
             base.insert("policy".into(), policy.clone());
             let obj = Obj {
@@ -917,15 +974,12 @@ pub fn evaluate_masked(
 
     // A fabric-wide rule looks at every device at once: it covers every platform present.
     let mut fab = Pending {
-        on: fabric.devices.iter().map(|d| d.platform.clone()).collect(),
+        on: devices.iter().map(|d| d.platform.clone()).collect(),
         ..Default::default()
     };
     if !fabric_rules.is_empty() {
         let mut base: BTreeMap<String, Value> = BTreeMap::new();
-        base.insert(
-            "devices".into(),
-            Value::from(vals.iter().map(|v| v.full.clone()).collect::<Vec<_>>()),
-        );
+        base.insert("devices".into(), vals.all());
         base.insert(
             "links".into(),
             Value::from(

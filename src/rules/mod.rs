@@ -4,6 +4,8 @@
 //! policy defaults that `fabric.toml [policy]` overrides.
 
 pub mod eval;
+mod fields;
+mod view;
 pub mod waivers;
 
 use crate::finding::Severity;

@@ -89,7 +89,7 @@ fn host_nic(name: &str) -> Interface {
     i.dscp_to_tc = k((0..64u8).map(|d| d >> 3).collect());
     lossless_on_priority_3(&mut i);
     i.cable_m = k(7.0);
-    i.rdma = Some(Rdma {
+    i.rdma = Some(Box::new(Rdma {
         device: "mlx5_0".into(),
         port: 1,
         state: k("ACTIVE".into()),
@@ -109,7 +109,7 @@ fn host_nic(name: &str) -> Interface {
         tc_bw: k(vec![0, 0, 0, 50, 0, 0, 0, 50]),
         pfc_prevention_ms: k(100),
         prio_pause_counters: k(true),
-    });
+    }));
     i.lldp_neighbor = Some(LldpNeighbor {
         device: "leaf1".into(),
         port: "Ethernet1/1".into(),
@@ -117,7 +117,7 @@ fn host_nic(name: &str) -> Interface {
         ..Default::default()
     });
     i.lldp_in_fabric = Some(true);
-    i.nic = Some(Nic {
+    i.nic = Some(Box::new(Nic {
         counters: Some(NicCounters {
             out_of_sequence: k(0),
             packet_seq_err: k(0),
@@ -132,7 +132,7 @@ fn host_nic(name: &str) -> Interface {
             ..Default::default()
         }),
         ..Default::default()
-    });
+    }));
     i
 }
 

@@ -13,7 +13,7 @@ use crate::model::{
 use crate::platform::{BuildNotes, Output};
 
 fn nic_of(i: &mut Interface) -> &mut Nic {
-    i.nic.get_or_insert_with(Nic::default)
+    i.nic.get_or_insert_with(Box::default)
 }
 
 fn counters_of(n: &mut Nic) -> &mut NicCounters {
