@@ -52,15 +52,22 @@ fn version() {
         .filter(|c| !c.trim().is_empty())
         .or_else(|| git(&["rev-parse", "--short=12", "HEAD"]));
     // Rebuild when HEAD moves (a commit, a checkout): HEAD itself and the branch it names.
-    for p in ["HEAD", "packed-refs"] {
-        if let Some(path) = git(&["rev-parse", "--git-path", p]) {
+    // Only files that exist are named: cargo takes a missing one as changed on every build,
+    // which rebuilt the crate at each `cargo test`/`cargo bench` (a repository whose refs are
+    // all loose has no packed-refs).
+    let watch = |p: &str| {
+        if let Some(path) = git(&["rev-parse", "--git-path", p]).filter(|path| {
+            Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default())
+                .join(path)
+                .exists()
+        }) {
             println!("cargo:rerun-if-changed={path}");
         }
-    }
-    if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"])
-        && let Some(path) = git(&["rev-parse", "--git-path", &r])
-    {
-        println!("cargo:rerun-if-changed={path}");
+    };
+    watch("HEAD");
+    watch("packed-refs");
+    if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        watch(&r);
     }
     let full = match commit {
         Some(c) => format!("{version} (commit {c})"),
