@@ -404,7 +404,7 @@ fn ctrl_c_during_audit_inventory_exits_130_after_writing_the_snapshot() {
     let lab = Lab::new("sigint-audit");
     let invf = fast_and_hanging_inventory(&lab);
     let snap = lab.dir.join("snap");
-    let mut child = Command::new(BIN)
+    let child = Command::new(BIN)
         .args(["audit", "--inventory"])
         .arg(&invf)
         .arg(&snap)
@@ -414,24 +414,7 @@ fn ctrl_c_during_audit_inventory_exits_130_after_writing_the_snapshot() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t0 = Instant::now();
-    while !snap.join("devices/fast/device.toml").exists() && t0.elapsed() < Duration::from_secs(20)
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let t1 = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t1.elapsed() > Duration::from_secs(15) {
-            let _ = child.kill();
-            panic!("audit --inventory did not stop after Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = ctrl_c_once_fast_is_written(child, &snap, 300, 15, "audit --inventory");
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(err.contains("collection interrupted"), "{err}");
@@ -469,7 +452,7 @@ fn ctrl_c_on_many_devices_prints_one_line_per_cause() {
         ),
     );
     let snap = lab.dir.join("snap");
-    let mut child = Command::new(BIN)
+    let child = Command::new(BIN)
         .args(["collect", "--inventory"])
         .arg(&inv)
         .arg("--out")
@@ -480,24 +463,7 @@ fn ctrl_c_on_many_devices_prints_one_line_per_cause() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t0 = Instant::now();
-    while !snap.join("devices/fast/device.toml").exists() && t0.elapsed() < Duration::from_secs(20)
-    {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    std::thread::sleep(Duration::from_millis(500));
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let t1 = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t1.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("collect did not stop after Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = ctrl_c_once_fast_is_written(child, &snap, 500, 20, "collect");
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(130), "{err}");
     let lines: Vec<&str> = err.lines().collect();
@@ -522,4 +488,33 @@ fn ctrl_c_on_many_devices_prints_one_line_per_cause() {
         })
         .sum();
     assert_eq!(counted, HANGING, "every slow device counted once:\n{err}");
+}
+
+/// Waits (at most 20 s) until the device `fast` is in the snapshot, lets `settle_ms` pass,
+/// sends SIGINT and waits at most `limit_s` for the process to end.
+fn ctrl_c_once_fast_is_written(
+    mut child: std::process::Child,
+    snap: &std::path::Path,
+    settle_ms: u64,
+    limit_s: u64,
+    what: &str,
+) -> std::process::Output {
+    let t0 = Instant::now();
+    while !snap.join("devices/fast/device.toml").exists() && t0.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(settle_ms));
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let t1 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t1.elapsed() > Duration::from_secs(limit_s) {
+            let _ = child.kill();
+            panic!("{what} did not stop after Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
 }
