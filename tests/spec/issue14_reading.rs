@@ -391,3 +391,31 @@ fn sonic_cli_native_ranges_configure_the_existing_ports() {
     let e24 = port(&model, "es-leaf2", "Ethernet24");
     assert_eq!(e24["mtu_raw"]["value"], 9216, "{e24}");
 }
+
+/// "What to build" 3, cut JSON in every reader: an `ip -d -j link show` cut short (a transfer
+/// that stopped inside the third netdev) is `partial` with the reason at its line, and the
+/// netdevs before the cut are read, as a cut CONFIG_DB or NVUE JSON is. (Before, and until this
+/// branch for the `format = "json"` outputs: `failed`, nothing read.)
+#[test]
+fn a_cut_ip_link_json_is_partial_and_keeps_what_came_before() {
+    let full = read_fixture("clean-fabric/devices/gpu01/ip_-d_-j_link_show.txt");
+    let at = full
+        .find("\"ifname\":\"eth3\"")
+        .expect("eth3 in the fixture")
+        + 30;
+    let s = Scratch::new("i14-cut-ip-json");
+    s.write("devices/gpu01/device.toml", "platform = \"linux\"\n");
+    s.write("devices/gpu01/ip_-d_-j_link_show.txt", &full[..at]);
+    let report = audit(&s.0, "json");
+    let model = audit(&s.0, "model");
+    let p = parse_of(&report, "devices/gpu01/ip_-d_-j_link_show.txt");
+    assert_eq!(p["status"], "partial", "{p}");
+    let u = &p["unrecognized"][0];
+    assert_eq!(u["line"], 1, "{p}");
+    assert!(
+        u["text"].as_str().unwrap_or("").contains("JSON ends early"),
+        "{p}"
+    );
+    let eth2 = port(&model, "gpu01", "eth2");
+    assert_eq!(eth2["mtu_raw"]["value"], 9000, "{eth2}");
+}
