@@ -419,3 +419,41 @@ fn a_cut_ip_link_json_is_partial_and_keeps_what_came_before() {
     let eth2 = port(&model, "gpu01", "eth2");
     assert_eq!(eth2["mtu_raw"]["value"], 9000, "{eth2}");
 }
+
+/// Beyond the listed shapes ("What to build" 8): a Cumulus Linux 2.x `traffic.conf`
+/// (fixtures/cumulus/traffic-conf/cl2x-packet-priorities.txt, the layout of the 2.5 docs'
+/// sample: `traffic.packet_priority_source = dscp`, `traffic.cos_N.packet_priorities = [..]`)
+/// put in `configs/` is detected as Cumulus and read: DSCP 26 → cos 4 at its line on the
+/// link-pause ports `swp2-swp3`. Without the source line the lists are reported, not guessed.
+/// (Before: platform `unknown`, `failed`.)
+#[test]
+fn cumulus_2x_traffic_conf_is_detected_and_read() {
+    let text = read_fixture("cumulus/traffic-conf/cl2x-packet-priorities.txt");
+    let s = Scratch::new("i14-cl2x");
+    s.write("configs/cl25.conf", &text);
+    let no_source: String = text
+        .lines()
+        .filter(|l| !l.starts_with("traffic.packet_priority_source"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    s.write("configs/cl25b.conf", &no_source);
+    s.write(
+        "fabric.toml",
+        "[[device]]\nname = \"cl25b\"\nplatform = \"cumulus\"\n",
+    );
+    let report = audit(&s.0, "json");
+    let model = audit(&s.0, "model");
+    let p = parse_of(&report, "configs/cl25.conf");
+    assert_eq!(p["platform"], "cumulus", "{p}");
+    assert_eq!(p["status"], "passed", "{p}");
+    for name in ["swp2", "swp3"] {
+        let i = port(&model, "cl25", name);
+        assert_eq!(i["trust"]["value"], "dscp", "{i}");
+        assert_eq!(i["dscp_to_tc"]["value"][26], 4, "{i}");
+        assert_eq!(i["dscp_to_tc"]["value"][48], 6, "{i}");
+        assert_eq!(i["link_pause"]["rx"]["value"], true, "{i}");
+    }
+    let b = parse_of(&report, "configs/cl25b.conf");
+    assert_eq!(b["status"], "partial", "{b}");
+    assert_eq!(unrecognized_lines(b), (5..=12).collect::<Vec<u64>>(), "{b}");
+}
