@@ -57,6 +57,24 @@ impl std::fmt::Display for JsonError {
     }
 }
 
+/// The value as `serde_json` holds it (positions dropped), for readers of `format = "json"`
+/// given the part of a cut document that was read. A number `serde_json` cannot hold (none:
+/// the grammar was checked) becomes null.
+pub fn to_serde(n: &Node) -> serde_json::Value {
+    match &n.value {
+        Value::Null => serde_json::Value::Null,
+        Value::Bool(b) => (*b).into(),
+        Value::Number(x) => serde_json::from_str(x).unwrap_or(serde_json::Value::Null),
+        Value::String(x) => x.clone().into(),
+        Value::Array(v) => v.iter().map(to_serde).collect(),
+        Value::Object(ms) => ms
+            .iter()
+            .map(|m| (m.key.clone(), to_serde(&m.value)))
+            .collect::<serde_json::Map<_, _>>()
+            .into(),
+    }
+}
+
 /// A parsed document: the value read (complete, or up to the error), and the error if any.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Doc {
@@ -678,21 +696,6 @@ mod tests {
                 t.push(ALPHA[(x >> 16) as usize % ALPHA.len()] as char);
             }
             let _ = parse(&t);
-        }
-    }
-
-    fn to_serde(n: &Node) -> serde_json::Value {
-        match &n.value {
-            Value::Null => serde_json::Value::Null,
-            Value::Bool(b) => (*b).into(),
-            Value::Number(x) => serde_json::from_str(x).unwrap(),
-            Value::String(x) => x.clone().into(),
-            Value::Array(v) => v.iter().map(to_serde).collect(),
-            Value::Object(ms) => ms
-                .iter()
-                .map(|m| (m.key.clone(), to_serde(&m.value)))
-                .collect::<serde_json::Map<_, _>>()
-                .into(),
         }
     }
 

@@ -1037,14 +1037,7 @@ impl Command {
         if self.format == Format::Json {
             match serde_json::from_str::<serde_json::Value>(doc_text) {
                 Ok(v) => out.json = Some(v),
-                Err(e) => {
-                    out.status = ParseStatus::Failed;
-                    out.error = Some(format!(
-                        "invalid JSON at line {} column {}: {e}",
-                        e.line(),
-                        e.column()
-                    ));
-                }
+                Err(e) => read_cut_json(doc_text, &e, &mut out),
             }
             return out;
         }
@@ -1586,6 +1579,36 @@ impl<'t> Parsed<'t> {
             .iter()
             .skip(idx + 1)
             .filter(move |r| r.parent == Some(idx as u32))
+    }
+}
+
+/// `format = "json"` output that `serde_json` refuses: a document cut short (a transfer that
+/// stopped) is read up to the cut by the span-keeping reader, `partial` with the reason at the
+/// line where it stops; any other error (not JSON) fails the file, naming where.
+fn read_cut_json(text: &str, e: &serde_json::Error, out: &mut Parsed<'_>) {
+    let doc = json::parse(text);
+    match (doc.root, doc.error) {
+        (Some(root), Some(cut)) if cut.truncated => {
+            out.json = Some(json::to_serde(&root));
+            let why = format!(
+                "JSON ends early at line {} column {}: {}",
+                cut.line, cut.col, cut.msg
+            );
+            out.unrecognized.push(Unrecognized {
+                line: cut.line,
+                text: why.clone(),
+            });
+            out.error = Some(format!("{why}; the part before it was read"));
+            out.status = ParseStatus::Partial;
+        }
+        _ => {
+            out.status = ParseStatus::Failed;
+            out.error = Some(format!(
+                "invalid JSON at line {} column {}: {e}",
+                e.line(),
+                e.column()
+            ));
+        }
     }
 }
 

@@ -21,6 +21,7 @@
 
 mod apply;
 mod cli;
+mod cli_range;
 mod db;
 mod show;
 

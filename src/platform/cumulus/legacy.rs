@@ -13,6 +13,10 @@ use crate::model::Src;
 use crate::platform::Output;
 use std::collections::BTreeMap;
 
+/// A Cumulus 2.x/early 3.x `traffic.cos_N.packet_priorities[.field] = [..]` line: internal cos,
+/// the field it names if any, the value list, where.
+type Cos2x = (u8, Option<&'static str>, String, Src);
+
 /// `<feature>.<group>.<field> = value` lines of one group, in file order.
 type GroupLines = Vec<(String, String, Src)>;
 
@@ -24,6 +28,10 @@ pub(super) fn traffic_conf(o: &Output, oi: usize, cfg: &mut Cfg) {
     let mut pg_cos: BTreeMap<String, (Vec<u8>, Src)> = BTreeMap::new();
     let mut pg_weight: BTreeMap<String, (f64, Src)> = BTreeMap::new();
     let mut ecn_default: GroupLines = Vec::new();
+    // Cumulus Linux 2.x: `traffic.packet_priority_source` names the field the
+    // `traffic.cos_N.packet_priorities` lists hold (resolved once the file is read).
+    let mut source_2x: Option<&'static str> = None;
+    let mut cos_2x: Vec<Cos2x> = Vec::new();
     for r in &p.records {
         let src = o.src(r.line);
         let get = |n: &str| p.get(r, n).unwrap_or("").trim();
@@ -34,6 +42,24 @@ pub(super) fn traffic_conf(o: &Output, oi: usize, cfg: &mut Cfg) {
                     .entry("default-global".into())
                     .or_insert_with(|| map_prof(&src));
                 m.trust = trust_of(get("list")).and_then(|t| at(t.to_string(), &src));
+            }
+            "source_single" => {
+                let m = cfg
+                    .mapping
+                    .entry("default-global".into())
+                    .or_insert_with(|| map_prof(&src));
+                source_2x = trust_of(get("v"));
+                m.trust = source_2x.and_then(|t| at(t.to_string(), &src));
+            }
+            "cos_prio" => {
+                if let Ok(cos) = get("cos").parse::<u8>() {
+                    let field = match get("field") {
+                        "8021p" => Some("pcp"),
+                        "dscp" => Some("dscp"),
+                        _ => None,
+                    };
+                    cos_2x.push((cos, field, get("list").to_string(), src));
+                }
             }
             "port_default" => {
                 let m = cfg
@@ -134,6 +160,7 @@ pub(super) fn traffic_conf(o: &Output, oi: usize, cfg: &mut Cfg) {
             _ => {}
         }
     }
+    cos_2x_maps(cfg, source_2x, cos_2x);
 
     if !ecn_default.is_empty() {
         let prof = cfg
@@ -496,6 +523,43 @@ pub(super) fn nclu(o: &Output, cfg: &mut Cfg) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// Cumulus Linux 2.x `traffic.cos_N.packet_priorities = [..]`: the values of the field
+/// `traffic.packet_priority_source` names ("802.1p values = {0..7}, dscp values = {0..63}" in
+/// the sample traffic.conf of the Cumulus Linux 2.5 buffer and queue management chapter,
+/// CumulusNetworks/docs); early 3.x files name the field on the line
+/// (`traffic.cos_0.packet_priorities.8021p = [0]`). Without either the field is unknown: the
+/// lists are reported, not guessed.
+fn cos_2x_maps(cfg: &mut Cfg, source: Option<&'static str>, lists: Vec<Cos2x>) {
+    for (cos, field, list, src) in lists {
+        let pcp = match field.or(source) {
+            Some("dscp") => false,
+            Some("pcp") => true,
+            _ => {
+                let why = "traffic.cos_N.packet_priorities without traffic.packet_priority_source: \
+                           whether the values are 802.1p or DSCP is not stated";
+                cfg.unread.push((src, why.into()));
+                continue;
+            }
+        };
+        let Some(values) = numbers(&list, if pcp { 7 } else { 63 }) else {
+            cfg.unread
+                .push((src, "not a list of priority values".into()));
+            continue;
+        };
+        let m = cfg
+            .mapping
+            .entry("default-global".into())
+            .or_insert_with(|| map_prof(&src));
+        if pcp {
+            m.pcp_complete = true;
+            m.pcp.push((values, At { v: cos, src }));
+        } else {
+            m.complete = true;
+            m.dscp.push((values, At { v: cos, src }));
         }
     }
 }

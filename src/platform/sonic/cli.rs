@@ -30,13 +30,14 @@
 //! module (`qos-map dscp-tc dscp_map1`, `priority-flow-control priority 0`,
 //! `priority-flow-control watchdog action alert`, `cable-length 40m`). Ports keep the name the
 //! CLI prints (`Eth1/1` under standard naming, `Ethernet0` under native naming): the CLI names
-//! no CONFIG_DB key for a standard name. An `interface range` the reader cannot expand is
-//! reported with its line.
+//! no CONFIG_DB key for a standard name. An `interface range` configures the existing ports
+//! of the range (`cli_range`); one the reader cannot expand is reported with its line.
 
+use super::cli_range::{native_number, range_ports};
 use super::db::{Db, Entry, Val};
 use crate::model::Src;
 use crate::platform::Output;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// CLI map kind → (CONFIG_DB table, PORT_QOS_MAP field).
 fn table_of(kind: &str) -> Option<(&'static str, &'static str)> {
@@ -51,23 +52,6 @@ fn table_of(kind: &str) -> Option<(&'static str, &'static str)> {
         "tc-dot1p" => ("TC_TO_DOT1P_MAP", "tc_to_dot1p_map"),
         _ => return None,
     })
-}
-
-/// Ports of `interface range Eth1/1-1/4` / `Eth1/1-4` (standard names); None for any other
-/// form (a native `Ethernet 0-124` range names ports by lane number, which the running
-/// configuration alone cannot enumerate).
-fn expand_range(spec: &str) -> Option<Vec<String>> {
-    let spec = spec.trim();
-    let rest = spec.strip_prefix("Eth")?.trim_start();
-    let (a, b) = rest.split_once('-')?;
-    let (pa, la) = a.trim().rsplit_once('/')?;
-    let lb = match b.trim().rsplit_once('/') {
-        Some((pb, lb)) if pb == pa => lb,
-        Some(_) => return None,
-        None => b.trim(),
-    };
-    let (x, y): (u32, u32) = (la.parse().ok()?, lb.parse().ok()?);
-    (x <= y && y - x < 512).then(|| (x..=y).map(|n| format!("Eth{pa}/{n}")).collect())
 }
 
 /// Lines the reader matched but could not read, with why.
@@ -118,6 +102,7 @@ pub(super) fn read(db: &mut Db, oi: usize, o: &Output) -> Unread {
     // scheduler policy → its queues; port bindings resolved once every policy is read
     let mut sched_queues: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let mut sched_binds: Vec<(String, String, Src)> = Vec::new();
+    let native = native_ports(db, o);
     for r in &p.records {
         let src = o.src(r.line);
         let get = |n: &str| p.get(r, n).unwrap_or("");
@@ -234,19 +219,15 @@ pub(super) fn read(db: &mut Db, oi: usize, o: &Output) -> Unread {
                 put(db, "PORT", &name, &src, None);
                 ctx = Ctx::Ports(vec![name]);
             }
-            "iface_range" => match expand_range(get("list")) {
-                Some(names) => {
+            "iface_range" => match range_ports(get("list"), &native) {
+                Ok(names) => {
                     for n in &names {
                         put(db, "PORT", n, &src, None);
                     }
                     ctx = Ctx::Ports(names);
                 }
-                None => {
-                    unread.push((
-                        r.line,
-                        "an interface range this reader cannot expand (only Eth<slot>/<a>-<b>)"
-                            .into(),
-                    ));
+                Err(why) => {
+                    unread.push((r.line, format!("an interface range not expanded: {why}")));
                     // its lines go to no port
                     ctx = Ctx::Ports(Vec::new());
                 }
@@ -370,16 +351,20 @@ pub(super) fn read(db: &mut Db, oi: usize, o: &Output) -> Unread {
     unread
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn standard_name_ranges() {
-        assert_eq!(
-            super::expand_range("Eth1/1-1/3"),
-            Some(vec!["Eth1/1".into(), "Eth1/2".into(), "Eth1/3".into()])
-        );
-        assert_eq!(super::expand_range("Eth 1/5-6").map(|v| v.len()), Some(2));
-        assert_eq!(super::expand_range("Ethernet 0-124"), None);
-        assert_eq!(super::expand_range("Eth1/4-1/2"), None);
-    }
+/// Numbers of the native-named ports known to exist: those this configuration opens a block
+/// for, and those of CONFIG_DB's `PORT` table read before it (see `cli_range`).
+fn native_ports(db: &Db, o: &Output) -> BTreeSet<u32> {
+    let p = &o.parsed;
+    let named = p
+        .records
+        .iter()
+        .filter(|r| p.kind(r) == "iface")
+        .filter_map(|r| native_number(&super::canonical_ifname(p.get(r, "name")?)));
+    let in_db = db
+        .tables
+        .get("PORT")
+        .into_iter()
+        .flat_map(|t| t.keys())
+        .filter_map(|k| native_number(k));
+    named.chain(in_db).collect()
 }
