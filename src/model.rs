@@ -8,6 +8,7 @@
 //! "could not decide". Serialized with sources (see [`with_sources`]), each value carries its
 //! provenance, which is how findings point at `configs/leaf1.cfg:214`.
 
+pub mod eight;
 pub mod maps;
 pub mod probe;
 
@@ -281,10 +282,10 @@ pub struct Interface {
     pub dscp_rewrites: Field<Vec<u8>>,
     pub pfc: Pfc,
     pub link_pause: LinkPause,
-    /// Egress queues 0..7 (always 8 entries; unknown fields left out).
-    pub queues: Vec<Queue>,
-    /// Priority groups 0..7 (always 8 entries).
-    pub pgs: Vec<PriorityGroup>,
+    /// Egress queues 0..7 (always 8 entries; unknown fields left out; stored once written).
+    pub queues: eight::Eight<Queue>,
+    /// Priority groups 0..7 (always 8 entries; stored once written).
+    pub pgs: eight::Eight<PriorityGroup>,
     /// Configured cable length in metres (what the buffer calculation uses).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cable_m: Field<f64>,
@@ -344,7 +345,7 @@ pub struct LinkPause {
     pub tx: Field<bool>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Queue {
     pub id: u8,
     /// strict | dwrr
@@ -359,7 +360,7 @@ pub struct Queue {
     pub wred_drop: Field<bool>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Ecn {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enabled: Field<bool>,
@@ -378,7 +379,7 @@ pub struct Ecn {
     pub max_pct: Field<f64>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PriorityGroup {
     pub id: u8,
     /// Headroom reserved after XOFF, bytes.
@@ -1030,20 +1031,32 @@ impl Interface {
         Interface {
             name: name.to_string(),
             kind: kind.to_string(),
-            queues: (0..8)
-                .map(|id| Queue {
-                    id,
-                    ..Default::default()
-                })
-                .collect(),
-            pgs: (0..8)
-                .map(|id| PriorityGroup {
-                    id,
-                    ..Default::default()
-                })
-                .collect(),
             ..Default::default()
         }
+    }
+}
+
+impl eight::Numbered for Queue {
+    fn blank() -> &'static [Queue; 8] {
+        static BLANK: std::sync::LazyLock<[Queue; 8]> = std::sync::LazyLock::new(|| {
+            std::array::from_fn(|id| Queue {
+                id: id as u8,
+                ..Default::default()
+            })
+        });
+        &BLANK
+    }
+}
+
+impl eight::Numbered for PriorityGroup {
+    fn blank() -> &'static [PriorityGroup; 8] {
+        static BLANK: std::sync::LazyLock<[PriorityGroup; 8]> = std::sync::LazyLock::new(|| {
+            std::array::from_fn(|id| PriorityGroup {
+                id: id as u8,
+                ..Default::default()
+            })
+        });
+        &BLANK
     }
 }
 

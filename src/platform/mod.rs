@@ -78,9 +78,22 @@ impl BuildNotes {
 /// Fill `dev` from its outputs with the platform's module.
 pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = build_platform(platform, dev, outs);
-    maps::fill(platform, dev);
+    // The rest of each port's maps is filled only for the model the user asks to see
+    // (`fill_maps`): rules read the value vectors.
+    crate::model::maps::share(&mut dev.interfaces);
+    crate::model::eight::share(&mut dev.interfaces, |i| &mut i.queues);
+    crate::model::eight::share(&mut dev.interfaces, |i| &mut i.pgs);
     notes.conflicts = conflicts::find(platform, outs);
     notes
+}
+
+/// Complete every port's entry-by-entry QoS maps from its value vectors, for the model the
+/// user asks to see (`audit --format model`); the maps the platform filled are kept.
+pub fn fill_maps(devices: &mut [Device]) {
+    for d in devices {
+        let platform = d.platform.clone();
+        maps::fill(&platform, d);
+    }
 }
 
 /// The platform's build; a platform with a parser file but no registry entry (one added by

@@ -509,9 +509,12 @@ fn with_source_hint(
                     ctx.insert(name.clone(), v);
                 }
             }
-            let path = env
-                .render_str(src, Value::from(ctx))
-                .unwrap_or_else(|_| src.clone());
+            let path = match &rule.source {
+                Some(t) => t.render(Value::from(ctx)).unwrap_or_else(|_| src.clone()),
+                None => env
+                    .render_str(src, Value::from(ctx))
+                    .unwrap_or_else(|_| src.clone()),
+            };
             Outcome::Undecided(vec![path], String::new())
         }
         other => other,
@@ -633,11 +636,9 @@ fn record(
                 };
                 let message = match attr("message") {
                     Some(m) => m.to_string(),
-                    None => env
-                        .render_str(rule.spec.message.get_ref(), &ctxv)
-                        .unwrap_or_else(|e| {
-                            format!("{} (message template failed: {e})", rule.spec.title)
-                        }),
+                    None => rule.message.render(&ctxv).unwrap_or_else(|e| {
+                        format!("{} (message template failed: {e})", rule.spec.title)
+                    }),
                 };
                 let severity = attr("severity")
                     .and_then(|s| Severity::parse(&s.to_string()))
@@ -669,10 +670,10 @@ fn record(
                     }
                 }
                 let source_path = attr("source").map(|s| s.to_string()).or_else(|| {
-                    rule.spec
-                        .source
-                        .as_ref()
-                        .map(|s| env.render_str(s, &ctxv).unwrap_or_else(|_| s.clone()))
+                    rule.spec.source.as_ref().map(|s| match &rule.source {
+                        Some(t) => t.render(&ctxv).unwrap_or_else(|_| s.clone()),
+                        None => env.render_str(s, &ctxv).unwrap_or_else(|_| s.clone()),
+                    })
                 });
                 // Items may name their own source: `file` + `line`, or a parse entry whose first
                 // unrecognized line / undefined reference gives the line.
@@ -895,7 +896,20 @@ fn evaluate_on(
                 ..Default::default()
             };
             let d_head = vals.head(di);
+            let mut if_here: Vec<(usize, &Rule)> = Vec::with_capacity(if_rules.len());
+            let mut host_here: Vec<(usize, &Rule)> = Vec::with_capacity(host_rules.len());
             for (ii, iface) in d.interfaces.iter().enumerate() {
+                // Rules whose `applies` a plain fact rules out here are not evaluated (`guard`).
+                let applicable = |r: &&(usize, &Rule)| !r.1.guard.rules_out(d, iface);
+                if_here.clear();
+                if_here.extend(if_rules.iter().filter(applicable));
+                host_here.clear();
+                if !d.is_switch && (iface.rdma.is_some() || iface.roce) {
+                    host_here.extend(host_rules.iter().filter(applicable));
+                }
+                if if_here.is_empty() && host_here.is_empty() {
+                    continue;
+                }
                 let mut base: BTreeMap<String, Value> = BTreeMap::new();
                 base.insert("i".into(), vals.iface(di, ii));
                 base.insert("d".into(), d_head.clone());
@@ -921,10 +935,8 @@ fn evaluate_on(
                     fallback: iface.defined_at.as_ref().map(Location::from),
                 };
                 let base = Arc::new(base);
-                run_scope(rs, &if_rules, &params, &obj, &base, &mut out);
-                if !d.is_switch && (iface.rdma.is_some() || iface.roce) {
-                    run_scope(rs, &host_rules, &params, &obj, &base, &mut out);
-                }
+                run_scope(rs, &if_here, &params, &obj, &base, &mut out);
+                run_scope(rs, &host_here, &params, &obj, &base, &mut out);
             }
             let mut base: BTreeMap<String, Value> = BTreeMap::new();
             base.insert("d".into(), vals.full(di));

@@ -5,6 +5,7 @@
 
 pub mod eval;
 mod fields;
+mod guard;
 mod view;
 pub mod waivers;
 
@@ -138,6 +139,12 @@ pub struct Rule {
     pub applies: Expression<'static, 'static>,
     pub lets: Vec<(String, Expression<'static, 'static>)>,
     pub check: Expression<'static, 'static>,
+    /// The terms of `applies` the engine checks before evaluating it (interface and host scope).
+    pub guard: guard::Guard,
+    /// `message`, compiled.
+    pub message: minijinja::Template<'static, 'static>,
+    /// `source`, compiled (None: no source, or one that is not a template; rendered as written).
+    pub source: Option<minijinja::Template<'static, 'static>>,
 }
 
 impl Rule {
@@ -441,16 +448,27 @@ fn compile(
     let check = compile_expr(&mut errors, &spec.check, "check", &known, &locals);
     let mut msg_locals = locals.clone();
     msg_locals.insert("item".into());
-    match env.template_from_str(spec.message.get_ref()) {
+    // Compiled once here and kept with the rule (a finding renders it; so does its source).
+    // The text lives as long as the environment, which is never freed either.
+    let message_src: &'static str = Box::leak(spec.message.get_ref().clone().into_boxed_str());
+    let message = match env.template_from_str(message_src) {
         Ok(t) => {
             for var in t.undeclared_variables(true) {
                 if let Some(msg) = check_path(&var, &known, &msg_locals) {
                     err(&mut errors, Some(&spec.message), format!("message: {msg}"));
                 }
             }
+            Some(t)
         }
-        Err(e) => err(&mut errors, Some(&spec.message), format!("message: {e}")),
-    }
+        Err(e) => {
+            err(&mut errors, Some(&spec.message), format!("message: {e}"));
+            None
+        }
+    };
+    let source = spec.source.as_ref().and_then(|s| {
+        let s: &'static str = Box::leak(s.clone().into_boxed_str());
+        env.template_from_str(s).ok()
+    });
     for f in spec.source.iter() {
         let plain: String = f
             .split("{{")
@@ -477,7 +495,7 @@ fn compile(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let (Some(applies), Some(check)) = (applies, check) else {
+    let (Some(applies), Some(check), Some(message)) = (applies, check, message) else {
         return Err(errors);
     };
     Ok(Rule {
@@ -485,6 +503,9 @@ fn compile(
         line,
         severity,
         scope,
+        guard: guard::Guard::of(spec.applies.get_ref()),
+        message,
+        source,
         applies,
         lets,
         check,

@@ -10,7 +10,7 @@
 use super::fields;
 use crate::model::Device;
 use minijinja::value::{Enumerator, Object, ObjectRepr, Value};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The devices the views read (moved out of the fabric while rules run).
 pub type Devices = Arc<Vec<Device>>;
@@ -30,13 +30,15 @@ enum At {
 pub struct View {
     devices: Devices,
     at: At,
+    /// Every field name, listed only when a rule enumerates the object.
     fields: OnceLock<Fields>,
+    /// The fields read so far by name, with their values (None: skipped or no such field).
+    read: Mutex<Vec<(Box<str>, Option<Value>)>>,
 }
 
-/// The fields a view's object serializes, in field order, and each one's value once read.
+/// The fields a view's object serializes, in field order.
 struct Fields {
     keys: Vec<&'static str>,
-    vals: Vec<OnceLock<Value>>,
 }
 
 const INTERFACES: &str = "interfaces";
@@ -75,6 +77,7 @@ fn view(devices: &Devices, at: At) -> Value {
         devices: devices.clone(),
         at,
         fields: OnceLock::new(),
+        read: Mutex::new(Vec::new()),
     })
 }
 
@@ -89,21 +92,32 @@ impl View {
                 At::Full(di) => fields::keys(&self.devices[di]),
                 At::Iface(di, ii) => fields::keys(&self.devices[di].interfaces[ii]),
             };
-            let vals = keys.iter().map(|_| OnceLock::new()).collect();
-            Fields { keys, vals }
+            Fields { keys }
         })
     }
 
-    fn read(&self, key: &'static str) -> Value {
-        let got = match self.at {
+    /// Field `key` as the full conversion gives it; None when skipped or absent.
+    fn read(&self, key: &str) -> Option<Value> {
+        match self.at {
             At::Full(di) if key == INTERFACES => Some(Value::from_object(Seq {
                 devices: self.devices.clone(),
                 of: Some(di),
             })),
+            At::Head(_) if key == INTERFACES => None,
             At::Head(di) | At::Full(di) => fields::field(&self.devices[di], key),
             At::Iface(di, ii) => fields::field(&self.devices[di].interfaces[ii], key),
-        };
-        got.unwrap_or(Value::UNDEFINED)
+        }
+    }
+
+    /// [`View::read`], once per key and view: rules of one object read the same fields.
+    fn cached(&self, key: &str) -> Option<Value> {
+        let mut read = self.read.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, v)) = read.iter().find(|(k, _)| &**k == key) {
+            return v.clone();
+        }
+        let v = self.read(key);
+        read.push((Box::from(key), v.clone()));
+        v
     }
 }
 
@@ -113,10 +127,7 @@ impl Object for View {
     }
 
     fn get_value_by_str(self: &Arc<Self>, key: &str) -> Option<Value> {
-        let f = self.fields();
-        let n = f.keys.iter().position(|k| *k == key)?;
-        let k = f.keys[n];
-        Some(f.vals[n].get_or_init(|| self.read(k)).clone())
+        self.cached(key)
     }
 
     fn enumerate(self: &Arc<Self>) -> Enumerator {

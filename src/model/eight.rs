@@ -1,0 +1,126 @@
+//! Eight numbered entries of a port (egress queues 0-7, priority groups 0-7), stored only once
+//! one of them is written, and one copy shared by the ports of a device whose entries are equal.
+//!
+//! Eight queues and eight priority groups were about 5 KiB per port: most of the model. Most
+//! ports of a large fabric have no queue or priority-group fact at all (every port of a switch
+//! known only from `show interface`, the loopbacks and management ports of every host); until
+//! a platform writes one, the entries read as the eight blank ones (ids 0-7, every fact
+//! unknown) from one static copy. The ports of a switch that one QoS policy configures have
+//! equal entries, down to the lines they cite; [`share`] lets them hold one copy. A write to a
+//! shared copy copies it first, so it changes only its own port. Rules, reports and the model
+//! see exactly what they saw when every port held its own.
+
+use serde::{Serialize, Serializer};
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+
+/// An entry type numbered 0-7 whose blank entries one static copy holds.
+pub trait Numbered: Clone + Sized + 'static {
+    /// The eight blank entries, ids 0-7.
+    fn blank() -> &'static [Self; 8];
+}
+
+/// See the module doc: `[T]` of length 8 for reading; the first write stores the port's own.
+#[derive(Clone)]
+pub struct Eight<T: Numbered>(Option<Arc<[T; 8]>>);
+
+impl<T: Numbered> Default for Eight<T> {
+    fn default() -> Self {
+        Eight(None)
+    }
+}
+
+impl<T: Numbered> Eight<T> {
+    /// Whether this port holds its own entries (one was written).
+    pub fn is_stored(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+impl<T: Numbered> Deref for Eight<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match &self.0 {
+            Some(own) => &own[..],
+            None => &T::blank()[..],
+        }
+    }
+}
+
+impl<T: Numbered> DerefMut for Eight<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        let own = self.0.get_or_insert_with(|| Arc::new(T::blank().clone()));
+        &mut Arc::make_mut(own)[..]
+    }
+}
+
+impl<T: Numbered + std::fmt::Debug> std::fmt::Debug for Eight<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Numbered + Serialize> Serialize for Eight<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+/// Let the ports whose entries (read by `get`) equal another port's share that port's copy.
+pub fn share<P, T: Numbered + PartialEq>(ports: &mut [P], get: impl Fn(&mut P) -> &mut Eight<T>) {
+    // A device has few distinct queue or group settings (one per policy): a linear search.
+    let mut seen: Vec<Arc<[T; 8]>> = Vec::new();
+    for p in ports {
+        let Some(own) = &mut get(p).0 else { continue };
+        match seen.iter().find(|s| Arc::ptr_eq(s, own) || ***s == **own) {
+            Some(same) => *own = same.clone(),
+            None if seen.len() < 64 => seen.push(own.clone()),
+            None => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::model::{Interface, Queue};
+    use std::sync::Arc;
+
+    #[test]
+    fn blank_until_written_and_a_write_stays_on_its_port() {
+        let mut a = Interface::new("Ethernet1/1", "ethernet");
+        let b = Interface::new("Ethernet1/2", "ethernet");
+        assert!(!a.queues.is_stored() && !a.pgs.is_stored());
+        assert_eq!(a.queues.len(), 8);
+        assert_eq!(
+            a.queues.iter().map(|q| q.id).collect::<Vec<_>>(),
+            (0..8).collect::<Vec<u8>>()
+        );
+        let blank = serde_json::to_string(&b.queues).unwrap_or_default();
+        assert!(blank.starts_with("[{\"id\":0,"), "{blank}");
+        if let Some(q) = a.queues.get_mut(3) {
+            q.wred_drop = Some(crate::model::Sourced {
+                value: true,
+                src: None,
+                default: true,
+            });
+        }
+        assert!(a.queues.is_stored() && !a.pgs.is_stored());
+        let q3: &Queue = &a.queues[3];
+        assert!(q3.wred_drop.is_some());
+        assert_eq!(serde_json::to_string(&b.queues).unwrap_or_default(), blank);
+        assert!(b.queues[3].wred_drop.is_none());
+        // Equal entries are shared; a write to one port leaves the other as it was.
+        let mut ports = vec![a.clone(), a, b];
+        super::share(&mut ports, |p| &mut p.queues);
+        let ptr = |p: &Interface| p.queues.0.as_ref().map(Arc::as_ptr);
+        assert!(ptr(&ports[0]).is_some() && ptr(&ports[0]) == ptr(&ports[1]));
+        assert!(ptr(&ports[2]).is_none());
+        let w = ports[1].queues[3].wred_drop.clone();
+        if let Some(q) = ports[0].queues.get_mut(5) {
+            q.wred_drop = w;
+        }
+        assert!(ptr(&ports[0]) != ptr(&ports[1]));
+        assert!(ports[0].queues[5].wred_drop.is_some());
+        assert!(ports[1].queues[5].wred_drop.is_none());
+    }
+}
