@@ -118,6 +118,7 @@ pub(crate) const MAP_NOTES: Notes<'static> = Notes {
     pfc_priority_to_queue: Some(
         "no MAP_PFC_PRIORITY_TO_QUEUE bound: SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_QUEUE_MAP \"Default no map\" (SAI inc/saiport.h) [V]",
     ),
+    tc_to_dscp: None,
 };
 
 /// SONiC interface names as SONiC prints them (`Ethernet0`, `PortChannel0001`, `Vlan100`,

@@ -117,8 +117,10 @@ pub fn render_view(audit: &Audit, format: Format, view: &terminal::View) -> Stri
         Format::Table => terminal::render(audit, view),
         Format::Json => json::render(audit),
         Format::Model => {
+            let hosts = crate::model::maps::with_host_maps(&audit.fabric);
+            let fabric = hosts.as_ref().unwrap_or(&audit.fabric);
             crate::model::with_maps(|| {
-                crate::model::with_sources(|| serde_json::to_string_pretty(&audit.fabric))
+                crate::model::with_sources(|| serde_json::to_string_pretty(fabric))
             })
             .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
                 + "\n"
