@@ -292,3 +292,77 @@ fn junos_wildcard_cos_binding_applies_to_every_matching_port() {
     }
     assert!(ports >= 4, "{ports} et- ports");
 }
+
+/// The `file:line` of a map entry, as the text of that line of the snapshot.
+fn line_of(snap: &Path, at: &Value) -> String {
+    let at = at.as_str().unwrap_or_else(|| panic!("no source: {at}"));
+    let (file, n) = at.rsplit_once(':').unwrap();
+    let text = std::fs::read_to_string(snap.join(file)).unwrap();
+    text.lines()
+        .nth(n.parse::<usize>().unwrap() - 1)
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// Item 7: egress TC → DSCP rewrite maps have a place in the model, entry by entry with the line
+/// that states each. EOS: `qos rewrite dscp` with `qos map traffic-class N to dscp D` (TC 3 →
+/// 24 remarks RoCE on every RoCE port: DSCP006; TC 3 → 26 and TC 6 → 48 keep RoCE and CNPs:
+/// DSCP006 decides and passes). SONiC: a bound `TC_TO_DSCP_MAP` entry by entry, a TC it does not
+/// list unchanged; a port with no map bound unchanged, citing SAI's "Default no map".
+#[test]
+fn egress_tc_to_dscp_maps_are_modelled_and_checked() {
+    rule_case_via_cli("DSCP006", "eos-egress-rewrite-roce-tc.toml");
+    rule_case_via_cli("DSCP006", "eos-egress-rewrite-keeps-roce-cnp.toml");
+    rule_case_via_cli("DSCP006", "sonic-tc-to-dscp-remark.toml");
+    // the pass case decided: no "could not decide" either
+    let path = fixtures().join("rules/DSCP006/eos-egress-rewrite-keeps-roce-cnp.toml");
+    let snap = scratch("i15", "eoskeep");
+    common::build_case(&path, &snap).unwrap();
+    let report = run(&snap, "json");
+    let any: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "DSCP006" && f["device"] == "leaf3")
+        .collect();
+    assert!(any.is_empty(), "{any:?}");
+
+    let path = fixtures().join("rules/DSCP006/eos-egress-rewrite-roce-tc.toml");
+    let snap = scratch("i15", "eosrw");
+    common::build_case(&path, &snap).unwrap();
+    let model = run(&snap, "model");
+    let m = &iface(&model, "leaf3", "Ethernet1/1")["maps"]["tc_to_dscp"]["entries"];
+    assert_eq!(m[3]["to"], 24, "{m}");
+    assert_eq!(m[3]["how"], "config", "{m}");
+    assert_eq!(
+        line_of(&snap, &m[3]["at"]),
+        "qos map traffic-class 3 to dscp 24"
+    );
+    assert_eq!(m[6]["to"], 48, "{m}");
+    // without the rewrite statement nothing is rewritten, whatever the map says
+    edit(&snap, "configs/leaf3.cfg", "qos rewrite dscp\n", "");
+    let model = run(&snap, "model");
+    let p = iface(&model, "leaf3", "Ethernet1/1");
+    let m = &p["maps"]["tc_to_dscp"]["entries"];
+    assert_eq!(m[3]["how"], "unchanged", "{m}");
+    assert_eq!(p["dscp_rewrites"]["value"], serde_json::json!([]));
+    let report = run(&snap, "json");
+    assert!(decided(&report, "DSCP006", "leaf3").is_empty());
+
+    let path = fixtures().join("rules/DSCP006/sonic-tc-to-dscp-remark.toml");
+    let snap = scratch("i15", "sonicrw");
+    common::build_case(&path, &snap).unwrap();
+    let model = run(&snap, "model");
+    let m = &iface(&model, "leaf1", "Ethernet0")["maps"]["tc_to_dscp"];
+    assert_eq!(m["entries"][3]["to"], 24, "{m}");
+    assert_eq!(m["entries"][3]["how"], "config", "{m}");
+    assert_eq!(line_of(&snap, &m["entries"][3]["at"]), "\"3\": \"24\",");
+    assert_eq!(m["entries"][1]["how"], "unchanged", "{m}");
+    let m = &iface(&model, "leaf1", "Ethernet8")["maps"]["tc_to_dscp"];
+    assert_eq!(m["entries"][3]["how"], "unchanged", "{m}");
+    assert!(
+        m["note"].as_str().unwrap().contains("Default no map"),
+        "{m}"
+    );
+}
