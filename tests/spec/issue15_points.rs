@@ -176,8 +176,10 @@ fn junos_vlan_tagging_ip_mtu_is_media_minus_18() {
     assert_eq!(untagged["value"], 9202, "{untagged}");
 }
 
-/// Item 4 (OS9): a port with no `mtu` line has OS9's default link MTU 1554 and IP MTU 1500,
-/// recorded as defaults at the interface line; a port with `mtu 9252` has IP MTU 9252 − 18.
+/// Item 4 (OS9): on OS9 9.2(0.2) and later the IP MTU is computed from the link MTU (Dell's
+/// `mtu` reference: `no mtu` "reduces the IP MTU value to 1536 bytes"; "Ethernet (untagged) 18
+/// bytes"): a 9.11 port with no `mtu` line has link MTU 1554 and IP MTU 1536, recorded as
+/// defaults; a port with `mtu 9252` has IP MTU 9252 − 18. (953ef98 and 5190661: IP MTU 1500.)
 #[test]
 fn os9_port_without_mtu_has_the_documented_default() {
     let snap = scratch("i15", "os9");
@@ -194,7 +196,7 @@ fn os9_port_without_mtu_has_the_documented_default() {
     .unwrap();
     let model = run(&snap, "model");
     let bare = iface(&model, "sw1", "TenGigabitEthernet0/2");
-    assert_eq!(bare["mtu"]["value"], 1500, "{}", bare["mtu"]);
+    assert_eq!(bare["mtu"]["value"], 1536, "{}", bare["mtu"]);
     assert_eq!(bare["mtu"]["default"], true, "{}", bare["mtu"]);
     assert_eq!(bare["mtu_raw"]["value"], 1554, "{}", bare["mtu_raw"]);
     let set = iface(&model, "sw1", "TenGigabitEthernet0/0");
