@@ -723,7 +723,11 @@ fn port_qos(
             }
             _ => None,
         },
-        // Junos rewrites nothing unless a rule is applied [R].
+        // Junos rewrites nothing unless a rule is applied: "After the rewrite rule is created,
+        // enable it on an interface" [V Juniper, Traffic Management User Guide for QFX, "Defining
+        // CoS Rewrite Rules", https://www.juniper.net/documentation/us/en/software/junos/traffic-mgmt-nfx/traffic-mgmt-qfx/topics/task/cos-rewrite-rules-qfx-series-cli.html;
+        // EX switches of Junos 9.x applied rewrite rules to routed packets by default, which this
+        // reader does not model].
         None => default_of(Vec::new(), dflt),
     };
 
