@@ -368,3 +368,36 @@ fn egress_tc_to_dscp_maps_are_modelled_and_checked() {
         "{m}"
     );
 }
+
+/// Item 2: EOS names a module or breakout port `Ethernet1/1` in its config and `Et1/1` in short
+/// form; a host whose LLDP sees leaf3's port as `Et1/1` is on the planned port leaf3:Ethernet1/1,
+/// matched as a short name, with neither TOPO001 nor TOPO003 on correct cabling.
+#[test]
+fn eos_short_port_name_in_lldp_is_the_planned_port() {
+    let snap = copy_of("clean-fabric", "eosshort");
+    edit(
+        &snap,
+        "devices/gpu05/lldpctl_-f_json.txt",
+        "\"value\": \"Ethernet1/1\"\n            },\n            \"descr\": \"eth2 uplink\"",
+        "\"value\": \"Et1/1\"\n            },\n            \"descr\": \"eth2 uplink\"",
+    );
+    let model = run(&snap, "model");
+    let by: Vec<&Value> = model["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["matched_by"].as_array())
+        .flatten()
+        .filter(|m| m["seen_by"] == "gpu05:eth2")
+        .collect();
+    assert_eq!(by.len(), 1, "{}", model["links"]);
+    assert_eq!(by[0]["method"], "short-name", "{by:?}");
+    assert_eq!(by[0]["port"], "leaf3:Ethernet1/1", "{by:?}");
+    let report = run(&snap, "json");
+    for dev in ["gpu05", "leaf3"] {
+        for rule in ["TOPO001", "TOPO003"] {
+            let f = decided(&report, rule, dev);
+            assert!(f.is_empty(), "{dev} {rule}: {f:?}");
+        }
+    }
+}
