@@ -401,3 +401,39 @@ fn eos_short_port_name_in_lldp_is_the_planned_port() {
         }
     }
 }
+
+/// Held-out shape (Juniper's 5-stage data center JVD, compute leaf on QFX5120, in the corpus:
+/// `class-of-service interfaces et-0/0/48 { scheduler-map sm1; classifiers { dscp
+/// dscp-classifier; } rewrite-rules { dscp rw1; } }`): a classifier bound on the physical
+/// interface applies to its logical interfaces. Here the AI/ML JVD leaf binds its DSCP
+/// classifier that way: DSCP 26 is still NO-LOSS (TC 4) and the leaf has no error or warning
+/// (953ef98 and 5190661 read only `unit N classifiers`: the default classifier, DSCP 26 → TC 0,
+/// and errors on every port).
+#[test]
+fn junos_classifier_on_the_physical_interface_applies() {
+    let snap = copy_of("jvd-ai-fabric", "physcls");
+    edit(
+        &snap,
+        "configs/leaf1.conf",
+        "            scheduler-map sm1;\n            unit * {\n                classifiers {\n                    dscp mydscp;\n                }\n            }\n",
+        "            scheduler-map sm1;\n            classifiers {\n                dscp mydscp;\n            }\n",
+    );
+    let model = run(&snap, "model");
+    let p = iface(&model, "leaf1", "et-0/0/0");
+    assert_eq!(p["dscp_to_tc"]["value"][26], 4, "{}", p["dscp_to_tc"]);
+    assert_eq!(
+        line_of(&snap, &p["maps"]["dscp_to_tc"]["entries"][26]["at"]),
+        "loss-priority low code-points 011010;"
+    );
+    let report = run(&snap, "json");
+    let bad: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["device"] == "leaf1" && (f["severity"] == "error" || f["severity"] == "warning")
+        })
+        .map(common::describe)
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+}
