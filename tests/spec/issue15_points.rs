@@ -436,4 +436,21 @@ fn junos_classifier_on_the_physical_interface_applies() {
         .map(common::describe)
         .collect();
     assert!(bad.is_empty(), "{bad:#?}");
+    // The set form of the same binding is recognized and applied (953ef98: unrecognized line).
+    let snap = scratch("i15", "physset");
+    std::fs::create_dir_all(snap.join("configs")).unwrap();
+    std::fs::write(
+        snap.join("configs/sw1.conf"),
+        "set system host-name sw1\nset interfaces et-0/0/1 mtu 9216\nset interfaces et-0/0/1 unit 0 family inet address 10.0.0.1/31\nset class-of-service classifiers dscp C forwarding-class network-control loss-priority low code-points 011010\nset class-of-service interfaces et-0/0/1 classifiers dscp C\n",
+    )
+    .unwrap();
+    std::fs::write(
+        snap.join("fabric.toml"),
+        "[[device]]\nname = \"sw1\"\nplatform = \"junos\"\nrole = \"leaf\"\n",
+    )
+    .unwrap();
+    let model = run(&snap, "model");
+    assert_eq!(model["devices"][0]["parse"][0]["status"], "passed");
+    let p = iface(&model, "sw1", "et-0/0/1");
+    assert_eq!(p["dscp_to_tc"]["value"][26], 7, "{}", p["dscp_to_tc"]);
 }
