@@ -367,6 +367,23 @@ fn egress_tc_to_dscp_maps_are_modelled_and_checked() {
         m["note"].as_str().unwrap().contains("Default no map"),
         "{m}"
     );
+    // Junos: a rewrite rule bound on the port gives the RoCE class (queue 3) DSCP 0 at the
+    // rule's line; a class the rule does not list is unknown; a port with no rule unchanged.
+    rule_case_via_cli("DSCP006", "junos-rewrite-roce.toml");
+    let path = fixtures().join("rules/DSCP006/junos-rewrite-roce.toml");
+    let snap = scratch("i15", "junosrw");
+    common::build_case(&path, &snap).unwrap();
+    let model = run(&snap, "model");
+    let m = &iface(&model, "spine2", "et-0/0/0")["maps"]["tc_to_dscp"]["entries"];
+    assert_eq!(m[3]["to"], 0, "{m}");
+    assert_eq!(
+        line_of(&snap, &m[3]["at"]),
+        "loss-priority low code-point 000000;"
+    );
+    assert_eq!(m[0]["how"], "unknown", "{m}");
+    let model = run(&fixtures().join("clean-mixed-fabric"), "model");
+    let m = &iface(&model, "spine2", "et-0/0/0")["maps"]["tc_to_dscp"]["entries"];
+    assert_eq!(m[3]["how"], "unchanged", "{m}");
 }
 
 /// Item 2: EOS names a module or breakout port `Ethernet1/1` in its config and `Et1/1` in short
