@@ -9,6 +9,12 @@
 //! priority and PFC priority → queue. Rules read the value vectors of the interface
 //! (`dscp_to_tc`, `pcp_to_tc`, `tc_to_queue`, `tc_to_pg`, `tc_to_pfc_priority`); these maps are the same
 //! values with their provenance per entry, shown by `audit --format model`.
+//!
+//! On egress a platform may rewrite the DSCP by traffic class (SONiC `TC_TO_DSCP_MAP`, SAI
+//! `SAI_PORT_ATTR_QOS_TC_AND_COLOR_TO_DSCP_MAP`; EOS `qos rewrite dscp` with `qos map
+//! traffic-class N to dscp D`): `tc_to_dscp` holds that map, an entry `unchanged` where the
+//! packet leaves with the DSCP it arrived with. Rules read its effect on the fabric's DSCPs,
+//! `dscp_rewrites` (DSCP006).
 
 use super::{Field, Interface, Src};
 use serde::Serialize;
@@ -28,6 +34,9 @@ pub enum How {
     Derived,
     /// Not known.
     Unknown,
+    /// No value is written: the packet keeps what it carries (egress DSCP rewrite off, or no
+    /// rewrite entry for this class); `at`: the line or block that says so.
+    Unchanged,
 }
 
 /// One entry: `from` → `to`.
@@ -80,6 +89,14 @@ impl MapEntry {
             to: None,
             how: How::Unknown,
             at: None,
+        }
+    }
+    pub fn unchanged(from: u8, src: Option<&Src>) -> Self {
+        MapEntry {
+            from,
+            to: None,
+            how: How::Unchanged,
+            at: src.cloned(),
         }
     }
 }
@@ -176,6 +193,8 @@ pub struct QosMaps {
     pub tc_to_pg: QosMap,
     pub tc_to_pfc_priority: QosMap,
     pub pfc_priority_to_queue: QosMap,
+    /// Egress DSCP rewrite by traffic class (see the module doc).
+    pub tc_to_dscp: QosMap,
 }
 
 impl QosMaps {
@@ -242,24 +261,33 @@ pub struct Notes<'a> {
     pub tc_to_pg: Option<&'a str>,
     pub tc_to_pfc_priority: Option<&'a str>,
     pub pfc_priority_to_queue: Option<&'a str>,
+    pub tc_to_dscp: Option<&'a str>,
 }
 
 /// Fill every map the platform left empty from the interface's value vectors; PFC priority →
 /// queue, which has no vector, is unknown unless the platform filled it.
 pub fn complete(i: &mut Interface, notes: &Notes) {
     const NO_FILE: &str = "no file read states it";
+    // An unknown vector's entries say why they are unknown.
+    fn why<'a, T>(f: &Field<T>, note: Option<&'a str>) -> Option<&'a str> {
+        match f {
+            Some(_) => note,
+            None => note.or(Some(NO_FILE)),
+        }
+    }
     let m = &mut i.maps;
     if m.dscp_to_tc.is_empty() {
-        m.dscp_to_tc = QosMap::of_field(&i.dscp_to_tc, 64, notes.dscp_to_tc);
+        m.dscp_to_tc = QosMap::of_field(&i.dscp_to_tc, 64, why(&i.dscp_to_tc, notes.dscp_to_tc));
     }
     if m.tc_to_queue.is_empty() {
-        m.tc_to_queue = QosMap::of_field(&i.tc_to_queue, 8, notes.tc_to_queue);
+        m.tc_to_queue = QosMap::of_field(&i.tc_to_queue, 8, why(&i.tc_to_queue, notes.tc_to_queue));
     }
     if m.tc_to_pg.is_empty() {
-        m.tc_to_pg = QosMap::of_field(&i.tc_to_pg, 8, notes.tc_to_pg);
+        m.tc_to_pg = QosMap::of_field(&i.tc_to_pg, 8, why(&i.tc_to_pg, notes.tc_to_pg));
     }
     if m.tc_to_pfc_priority.is_empty() {
-        m.tc_to_pfc_priority = QosMap::of_field(&i.tc_to_pfc_priority, 8, notes.tc_to_pfc_priority);
+        let note = why(&i.tc_to_pfc_priority, notes.tc_to_pfc_priority);
+        m.tc_to_pfc_priority = QosMap::of_field(&i.tc_to_pfc_priority, 8, note);
     }
     if m.pcp_to_tc.is_empty() {
         m.pcp_to_tc = match &i.pcp_to_tc {
@@ -270,6 +298,56 @@ pub fn complete(i: &mut Interface, notes: &Notes) {
     if m.pfc_priority_to_queue.is_empty() {
         m.pfc_priority_to_queue =
             QosMap::unknown(8, notes.pfc_priority_to_queue.unwrap_or(NO_FILE));
+    }
+    if m.tc_to_dscp.is_empty() {
+        m.tc_to_dscp = tc_to_dscp_of(&i.dscp_rewrites, notes.tc_to_dscp);
+    }
+}
+
+/// A copy of the fabric in which every host port backed by an RDMA device has its maps, for the
+/// model the user asks for (`audit --format model`); None when no host port lacks them. Built
+/// only then: a host's maps are its value vectors again (the host's "traffic class" is the
+/// 802.1p priority it sends), and keeping them on every host of a large fabric would cost
+/// memory that no rule reads.
+pub fn with_host_maps(f: &super::Fabric) -> Option<super::Fabric> {
+    let lacking = |d: &super::Device| {
+        !d.is_switch
+            && d.interfaces
+                .iter()
+                .any(|i| i.rdma.is_some() && i.maps.tc_to_dscp.is_empty())
+    };
+    if !f.devices.iter().any(lacking) {
+        return None;
+    }
+    let mut copy = f.clone();
+    for d in copy.devices.iter_mut().filter(|d| lacking(d)) {
+        for i in d.interfaces.iter_mut().filter(|i| i.rdma.is_some()) {
+            complete(i, &Notes::default());
+        }
+        share(&mut d.interfaces);
+    }
+    Some(copy)
+}
+
+/// The egress TC → DSCP map of a platform that did not fill it, from what its rewrites say: no
+/// DSCP rewritten by anything on the port means every class leaves unchanged (at the line or
+/// block that says so); a port whose DSCPs are rewritten by a policy the platform's reader does
+/// not keep as a TC → DSCP map (NX-OS, OS10 `set dscp` per policy class), or whose rewrites are
+/// unknown, has unknown entries, with why.
+fn tc_to_dscp_of(rewrites: &Field<Vec<u8>>, note: Option<&str>) -> QosMap {
+    const BY_CLASS: &str = "the port rewrites the DSCPs dscp_rewrites lists, by a policy this platform's reader does not keep as a TC → DSCP map (NX-OS and OS10 `set dscp` per policy class, Junos rewrite rules per forwarding class and loss priority)";
+    match rewrites {
+        Some(r) if r.value.is_empty() => QosMap {
+            entries: (0..8)
+                .map(|k| MapEntry::unchanged(k, r.src.as_ref()))
+                .collect(),
+            note: Some(
+                note.unwrap_or("no egress DSCP rewrite applies to the port")
+                    .to_string(),
+            ),
+        },
+        Some(_) => QosMap::unknown(8, BY_CLASS),
+        None => QosMap::unknown(8, note.unwrap_or("no file read states it")),
     }
 }
 

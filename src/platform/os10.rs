@@ -26,6 +26,14 @@ use super::{BuildNotes, Output};
 use crate::model::{Device, UndefinedRef};
 
 /// Command ids of vendor-parsers/os10.toml that carry a configuration.
+/// Why OS10's map entries are what they are where no line states them.
+pub(crate) const MAP_NOTES: crate::model::maps::Notes<'static> = crate::model::maps::Notes {
+    tc_to_pg: Some(
+        "OS10 gives each lossless network-qos class its own priority group; the model keys priority groups by traffic class [I]",
+    ),
+    ..super::registry::NO_NOTES
+};
+
 const CONFIG_IDS: &[&str] = &["running-config", "ftos-running-config"];
 
 /// Command id of vendor-parsers/os10.toml → the reader of its output (meta-tested: every

@@ -42,6 +42,7 @@ pub const NO_NOTES: Notes<'static> = Notes {
     tc_to_pg: None,
     tc_to_pfc_priority: None,
     pfc_priority_to_queue: None,
+    tc_to_dscp: None,
 };
 
 /// Who reads one command's output.
@@ -189,7 +190,7 @@ pub static PLATFORMS: &[Entry] = &[
         build: super::os10::build,
         canonical_ifname: super::os10::canonical_ifname,
         reads: super::os10::READS,
-        map_notes: NO_NOTES,
+        map_notes: super::os10::MAP_NOTES,
         emulation: Emulation {
             pager: "--more--",
             ..GENERIC_CLI

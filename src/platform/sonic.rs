@@ -104,7 +104,7 @@ const SHOWS: &[super::Show] = &[
 /// <https://github.com/opencomputeproject/SAI/blob/master/inc/saiport.h>). [V SAI saiport.h]
 pub(crate) const MAP_NOTES: Notes<'static> = Notes {
     dscp_to_tc: Some(
-        "no DSCP_TO_TC_MAP bound: every packet in TC 0 (SAI_PORT_ATTR_QOS_DSCP_TO_TC_MAP, default no map) [R]",
+        "no DSCP_TO_TC_MAP bound: SAI_PORT_ATTR_QOS_DSCP_TO_TC_MAP \"Default no map\", and SAI_PORT_ATTR_QOS_DEFAULT_TC \"Port default Traffic class Mapping\" @default 0: every packet in TC 0 (SAI inc/saiport.h) [V]",
     ),
     pcp_to_tc: Some("no DOT1P_TO_TC_MAP bound (SAI: \"Default no map\")"),
     tc_to_queue: Some(
@@ -119,6 +119,7 @@ pub(crate) const MAP_NOTES: Notes<'static> = Notes {
     pfc_priority_to_queue: Some(
         "no MAP_PFC_PRIORITY_TO_QUEUE bound: SAI_PORT_ATTR_QOS_PFC_PRIORITY_TO_QUEUE_MAP \"Default no map\" (SAI inc/saiport.h) [V]",
     ),
+    tc_to_dscp: None,
 };
 
 /// SONiC interface names as SONiC prints them (`Ethernet0`, `PortChannel0001`, `Vlan100`,

@@ -117,10 +117,14 @@ pub fn render_view(audit: &Audit, format: Format, view: &terminal::View) -> Stri
         Format::Table => terminal::render(audit, view),
         Format::Json => json::render(audit),
         Format::Model => {
-            let mut fabric = audit.fabric.clone();
-            crate::platform::fill_maps(&mut fabric.devices);
+            // The entry-by-entry maps are filled for this output only, on a copy: switch ports
+            // from their value vectors, host RDMA ports from theirs.
+            let mut switches = audit.fabric.clone();
+            crate::platform::fill_maps(&mut switches.devices);
+            let hosts = crate::model::maps::with_host_maps(&switches);
+            let fabric = hosts.as_ref().unwrap_or(&switches);
             crate::model::with_maps(|| {
-                crate::model::with_sources(|| serde_json::to_string_pretty(&fabric))
+                crate::model::with_sources(|| serde_json::to_string_pretty(fabric))
             })
             .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
                 + "\n"

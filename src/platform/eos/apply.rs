@@ -54,6 +54,55 @@ fn global_map(base: &[u8], lines: &[(Vec<u32>, u8, Src)], dflt: Option<&Src>) ->
     m
 }
 
+/// Egress DSCP rewrite by traffic class: `qos rewrite dscp` rewrites every packet's DSCP to
+/// its traffic class's entry of the TC → DSCP map, which `qos map traffic-class LIST to dscp D`
+/// sets. A class no line maps takes EOS's default TC → DSCP map, which no Arista text read for
+/// this tool states: its entries are unknown, and so is the set of DSCPs rewritten unless every
+/// class is mapped (DSCP006 then says it could not decide instead of passing). Without the
+/// statement (or with `no qos rewrite dscp`) the DSCP leaves as it came [R: EOS rewrites DSCP
+/// only where `qos rewrite dscp` or a policy's `set dscp` says so].
+fn egress_rewrite(cfg: &Cfg, i: &mut Interface, dflt: Option<&Src>) {
+    let on = match &cfg.rewrite_dscp {
+        Some(r) if r.v => &r.src,
+        off => {
+            let at = off.as_ref().map(|r| &r.src).or(dflt);
+            i.maps.tc_to_dscp = QosMap {
+                entries: (0..8).map(|k| MapEntry::unchanged(k, at)).collect(),
+                note: Some("DSCP rewrite off: no `qos rewrite dscp`".into()),
+            };
+            return;
+        }
+    };
+    let mut per: Vec<Option<(u8, Src)>> = vec![None; 8];
+    for (list, d, src) in &cfg.tc_dscp_maps {
+        for tc in list {
+            if let Some(slot) = per.get_mut(*tc as usize) {
+                *slot = Some((*d, src.clone()));
+            }
+        }
+    }
+    let mut map = QosMap::assembled(&per, None);
+    map.note = Some(
+        "`qos rewrite dscp`: a traffic class without a `qos map traffic-class N to dscp D` line takes EOS's default TC → DSCP map, not stated in any source read here".into(),
+    );
+    let t2d = map.values();
+    i.maps.tc_to_dscp = map;
+    let by_policy = val(&i.dscp_rewrites).cloned();
+    i.dscp_rewrites = match (t2d, val(&i.dscp_to_tc), by_policy) {
+        (Some(t2d), Some(d2t), Some(mut hit)) => {
+            for d in 0..64u8 {
+                let out = d2t.get(d as usize).and_then(|&tc| t2d.get(tc as usize));
+                if out.is_some_and(|&o| o != d) && !hit.contains(&d) {
+                    hit.push(d);
+                }
+            }
+            hit.sort_unstable();
+            known(hit, on)
+        }
+        _ => None,
+    };
+}
+
 /// Default IP MTU of routed interfaces without `mtu`: 1500. [V] the corpus `show interfaces`
 /// (ntc-templates arista_eos_show_interfaces2) prints `IP MTU 1500 bytes (default)`; [S] EOS MTU
 /// blog series: "default value is 1500", enforced on routed packets only.
@@ -331,6 +380,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             },
             None => default_of(Vec::new(), dflt),
         };
+        egress_rewrite(cfg, i, dflt);
 
         // PFC. `priority-flow-control all off` wins over every port [V EOS DCBX manual: PFC is
         // disabled by default; the global switch turns it off everywhere].

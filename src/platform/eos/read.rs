@@ -138,6 +138,10 @@ pub(super) struct Cfg {
     pub(super) tc_queue_maps: Vec<(Vec<u32>, u8, Src)>,
     /// `qos map cos LIST to traffic-class N`: the CoS (802.1p) map of ports that trust CoS.
     pub(super) cos_maps: Vec<(Vec<u32>, u8, Src)>,
+    /// `qos map traffic-class LIST to dscp D`: the DSCP a class leaves with under DSCP rewrite.
+    pub(super) tc_dscp_maps: Vec<(Vec<u32>, u8, Src)>,
+    /// `qos rewrite dscp` (true) or `no qos rewrite dscp` (false).
+    pub(super) rewrite_dscp: Option<At<bool>>,
     pub(super) policy_maps: HashMap<String, PolicyMap>,
     /// class-map → DSCPs it matches (`None`: matches on something else, e.g. an ACL).
     pub(super) class_maps: HashMap<String, Option<Vec<u8>>>,
@@ -531,6 +535,15 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                     }
                 }
             }
+            "map_tc_dscp" => {
+                if let (Some(list), Some(d)) = (
+                    util::num_list(get("list"), 7),
+                    p.num::<u8>(r, "dscp").filter(|v| *v < 64),
+                ) {
+                    cfg.tc_dscp_maps.push((list, d, src.clone()));
+                }
+            }
+            "qos_rewrite_dscp" => cfg.rewrite_dscp = at(get("no").is_empty(), &src),
             "map_cos_tc" => {
                 if let (Some(list), Some(to)) = (
                     util::num_list(get("list"), 7),

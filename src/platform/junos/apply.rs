@@ -24,7 +24,7 @@
 //!   <https://www.juniper.net/documentation/us/en/software/junos/cos/topics/task/cos-configuring-l3-dscp-pfc.html>
 
 use super::kind_of;
-use super::read::{At, Config, Cos, CosIf, IfConf};
+use super::read::{At, CodeMap, Config, Cos, CosIf, IfConf};
 use crate::model::maps::{MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, derived, known};
 use crate::platform::util::identity8;
@@ -723,12 +723,77 @@ fn port_qos(
             }
             _ => None,
         },
-        // Junos rewrites nothing unless a rule is applied [R].
+        // Junos rewrites nothing unless a rule is applied: "After the rewrite rule is created,
+        // enable it on an interface" [V Juniper, Traffic Management User Guide for QFX, "Defining
+        // CoS Rewrite Rules", https://www.juniper.net/documentation/us/en/software/junos/traffic-mgmt-nfx/traffic-mgmt-qfx/topics/task/cos-rewrite-rules-qfx-series-cli.html;
+        // EX switches of Junos 9.x applied rewrite rules to routed packets by default, which this
+        // reader does not model].
         None => default_of(Vec::new(), dflt),
     };
 
+    match e.rewrites.get("dscp") {
+        Some(r) => {
+            if let Some(rule) = cos.rewrites.get(&("dscp".to_string(), r.v.clone())) {
+                i.maps.tc_to_dscp = rewrite_map(rule, fcs, &cl);
+            }
+        }
+        None => {
+            i.maps.tc_to_dscp = QosMap {
+                entries: (0..8).map(|k| MapEntry::unchanged(k, dflt)).collect(),
+                note: Some("no DSCP rewrite rule applied to the interface".into()),
+            }
+        }
+    }
+
     apply_pfc(i, cfg, fcs, e, &cl, ifsrc, policies);
     apply_queues(i, cfg, e, ifsrc, policies, &classes_on);
+}
+
+/// A DSCP rewrite rule as a TC → DSCP map: traffic class N (the queue) leaves with the code
+/// point the rule gives, at loss priority low, the forwarding class on queue N that the port's
+/// classifier puts traffic in (else the only class on queue N), at the rule's line; unknown
+/// where that class is not one, or the rule has no entry for it. Other loss priorities may be
+/// rewritten otherwise (`dscp_rewrites` has every DSCP).
+fn rewrite_map(rule: &CodeMap, fcs: &BTreeMap<String, FcEff>, cl: &Classification) -> QosMap {
+    let on_queue = |tc: u8| -> BTreeSet<&str> {
+        let used: BTreeSet<&str> = cl
+            .fc
+            .iter()
+            .map(|(fc, _)| fc.as_str())
+            .filter(|fc| fcs.get(*fc).is_some_and(|f| f.queue == tc))
+            .collect();
+        if used.is_empty() {
+            fcs.iter()
+                .filter(|(_, f)| f.queue == tc)
+                .map(|(n, _)| n.as_str())
+                .collect()
+        } else {
+            used
+        }
+    };
+    let entries = (0..8u8)
+        .map(|tc| {
+            let fcs_here = on_queue(tc);
+            let only = (fcs_here.len() == 1)
+                .then(|| fcs_here.iter().next())
+                .flatten();
+            only.and_then(|fc| {
+                rule.entries
+                    .iter()
+                    .find(|(_, f, lp, _)| f == fc && lp == "low")
+            })
+            .map_or_else(
+                || MapEntry::unknown(tc),
+                |(code, _, _, src)| MapEntry::config(tc, *code, src),
+            )
+        })
+        .collect();
+    QosMap {
+        entries,
+        note: Some(
+            "the rewrite rule's code point for the queue's forwarding class at loss priority low; unknown where no single class is known, or the rule has no entry for it (dscp_rewrites lists every rewritten DSCP)".into(),
+        ),
+    }
 }
 
 fn apply_pfc(

@@ -638,32 +638,54 @@ impl Config {
                         if *unit != "0" && *unit != "*" {
                             return;
                         }
-                        let slot = if *kind == "classifiers" {
-                            &mut ci.classifiers
-                        } else {
-                            &mut ci.rewrites
-                        };
-                        slot.insert(
-                            ty.to_string(),
-                            At {
-                                v: name.to_string(),
-                                src: src.clone(),
-                            },
-                        );
-                        if *name != "default" {
-                            let what = if *kind == "classifiers" {
-                                "classifier"
-                            } else {
-                                "rewrite-rule"
-                            };
-                            self.refs.push((what, format!("{ty} {name}"), src.clone()));
-                        }
+                        bind_code_map(ci, &mut self.refs, kind, ty, name, src, true);
+                    }
+                    // On the physical interface (QFX): applies to its logical interfaces, as in
+                    // Juniper's 5-stage JVD compute leaf (`et-0/0/48 { classifiers { dscp ...; }
+                    // rewrite-rules { dscp ...; } }`); a unit's own binding wins.
+                    [kind @ ("classifiers" | "rewrite-rules"), ty, name, ..] => {
+                        bind_code_map(ci, &mut self.refs, kind, ty, name, src, false);
                     }
                     _ => {}
                 }
             }
             _ => {}
         }
+    }
+}
+
+/// A classifier or rewrite rule bound to a class-of-service interface: `unit` (unit 0 or `*`)
+/// replaces what is there; a physical-interface binding fills only what no unit gave.
+fn bind_code_map(
+    ci: &mut CosIf,
+    refs: &mut Vec<(&'static str, String, Src)>,
+    kind: &str,
+    ty: &str,
+    name: &str,
+    src: &Src,
+    unit: bool,
+) {
+    let slot = if kind == "classifiers" {
+        &mut ci.classifiers
+    } else {
+        &mut ci.rewrites
+    };
+    let bound = At {
+        v: name.to_string(),
+        src: src.clone(),
+    };
+    if unit {
+        slot.insert(ty.to_string(), bound);
+    } else {
+        slot.entry(ty.to_string()).or_insert(bound);
+    }
+    if name != "default" {
+        let what = if kind == "classifiers" {
+            "classifier"
+        } else {
+            "rewrite-rule"
+        };
+        refs.push((what, format!("{ty} {name}"), src.clone()));
     }
 }
 

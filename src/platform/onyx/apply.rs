@@ -320,7 +320,10 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
     i.tc_to_queue = default_of(util::identity8(), Some(fsrc));
     i.tc_to_pg = default_of(util::identity8(), Some(fsrc));
 
-    // DSCP rewrite (off unless configured [S: Ansible onyx_qos default]) rewrites a packet's
+    // DSCP rewrite (off unless configured: `qos rewrite dscp`, NVIDIA Onyx User Manual, QoS
+    // Commands, https://docs.nvidia.com/networking/display/onyxv3102202/qos+commands; Mellanox's
+    // own mellanox.onyx Ansible collection, onyx_qos: rewrite_dscp "disabled (default)",
+    // https://docs.ansible.com/ansible/5/collections/mellanox/onyx/onyx_qos_module.html) rewrites a packet's
     // DSCP from its switch priority, SP n → DSCP 8n [V: `show qos interface` rewrite table].
     i.dscp_rewrites = match &stmts.rewrite_dscp {
         Some(r) if r.v => known((0..64u8).filter(|d| d % 8 != 0).collect(), &r.src),

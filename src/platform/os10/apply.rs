@@ -19,11 +19,34 @@ use std::collections::{BTreeMap, BTreeSet};
 const OS10_DEFAULT_MTU: u32 = 1532;
 /// OS10: "the IP MTU must be at least 32 bytes smaller than the L2 MTU" [S: OS10 guide, `mtu`].
 const OS10_L2_OVERHEAD: u32 = 32;
-/// OS9 default link MTU and IP MTU [S: OS9 command reference, `mtu` / `ip mtu`].
+/// OS9 default link MTU: `mtu` "Defaults 1554" [V Dell Networking OS Command Line Reference
+/// Guide (OS9), Interfaces, `mtu`: "Enter a maximum frame size in bytes ... The default is
+/// 1554", https://www.manualshelf.com/manual/dell/os9/7-6-5-4-3-2-1-api-guide-english/page-706.html].
 const OS9_DEFAULT_MTU: u32 = 1554;
+/// OS9 before 9.2(0.2), where `ip mtu` was configurable: its default, 1500.
 const OS9_DEFAULT_IP_MTU: u32 = 1500;
-/// OS9 link MTU − IP MTU for untagged Ethernet [S: OS9 reference, "Link MTU and IP MTU Delta"].
+/// OS9 link MTU − IP MTU for untagged Ethernet: 18 bytes [V the same guide's `mtu` usage
+/// information, table "Link MTU and IP MTU Delta": "Ethernet (untagged) 18 bytes",
+/// https://www.manualshelf.com/manual/dell/os9/14-13-12-11-10-9-8-7-6-5-4-3-2-1-administrator-guide-english/page-682.html].
+/// From 9.2(0.2) the IP MTU is no longer configured but "automatically computed by the software
+/// when you configure an interface", and `no mtu` "reduces the IP MTU value to 1536 bytes" (the
+/// default 1554 − 18) [V the same usage information, S4048-ON/S3048-ON reference guides]: a
+/// port without `mtu` has IP MTU 1536 there, not 1500 (corrected; 1500 was the `ip mtu` default
+/// of older releases).
 const OS9_L2_OVERHEAD: u32 = 18;
+
+/// Whether an OS9 release computes the IP MTU from the link MTU (9.2(0.2) and later; a config
+/// without a version line is taken to be such a release: every OS9 release still documented is).
+fn os9_computes_ip_mtu(version: Option<&str>) -> bool {
+    let Some(v) = version else { return true };
+    let nums: Vec<u32> = v
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|p| !p.is_empty())
+        .filter_map(|p| p.parse().ok())
+        .collect();
+    nums.get(..4)
+        .is_none_or(|n| (n[0], n[1], n[2], n[3]) >= (9, 2, 0, 2))
+}
 
 fn src_of<T>(a: &Option<At<T>>) -> Option<&Src> {
     a.as_ref().map(|x| &x.src)
@@ -408,8 +431,11 @@ fn apply_basics(cfg: &Cfg, f: &IfCfg, lag: Option<&IfCfg>, i: &mut Interface) {
         };
         let ip = match (own_ip_mtu, own_mtu) {
             (Some(m), _) => known(m.v, &m.src),
-            // the IP MTU follows a configured link MTU [S: OS9 guide, `mtu` usage]
+            // the IP MTU follows a configured link MTU (see OS9_L2_OVERHEAD)
             (None, Some(m)) => known(m.v.saturating_sub(OS9_L2_OVERHEAD), &m.src),
+            (None, None) if os9_computes_ip_mtu(cfg.version.as_ref().map(|v| v.v.as_str())) => {
+                default_of(OS9_DEFAULT_MTU - OS9_L2_OVERHEAD, hdr)
+            }
             (None, None) => default_of(OS9_DEFAULT_IP_MTU, hdr),
         };
         (ip, raw)
@@ -816,5 +842,19 @@ fn apply_ftos_qos(cfg: &Cfg, f: &IfCfg, lag: Option<&IfCfg>, i: &mut Interface) 
             // PFC pauses the priority itself: traffic class = 802.1p priority [I]
             i.tc_to_pfc_priority = derived(util::identity8());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::os9_computes_ip_mtu;
+
+    #[test]
+    fn os9_releases_that_compute_the_ip_mtu() {
+        assert!(os9_computes_ip_mtu(Some("9.11(0.0)")));
+        assert!(os9_computes_ip_mtu(Some("9.2(0.2)")));
+        assert!(!os9_computes_ip_mtu(Some("9.2(0.0)")));
+        assert!(!os9_computes_ip_mtu(Some("8.3(19.0)")));
+        assert!(os9_computes_ip_mtu(None));
     }
 }

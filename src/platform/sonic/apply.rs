@@ -498,6 +498,7 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
     match bx.bound("tc_to_dscp_map", "TC_TO_DSCP_MAP") {
         Some((b, Some((name, m)))) => {
             policies.insert(format!("TC_TO_DSCP_MAP|{name}"));
+            i.maps.tc_to_dscp = tc_to_dscp_entries(m, &b.src);
             if let Some(d2t) = val_of(&i.dscp_to_tc) {
                 let t2d: HashMap<u8, u8> = m
                     .fields
@@ -511,7 +512,36 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
             }
         }
         Some((_, None)) => {}
-        None => i.dscp_rewrites = default_of(Vec::new(), anchor),
+        None => {
+            i.dscp_rewrites = default_of(Vec::new(), anchor);
+            i.maps.tc_to_dscp = QosMap {
+                entries: (0..8).map(|k| MapEntry::unchanged(k, anchor)).collect(),
+                note: Some(TC_TO_DSCP_UNBOUND.into()),
+            };
+        }
+    }
+}
+
+/// SAI: "Enable TC AND COLOR -> DSCP MAP ... Map id = #SAI_NULL_OBJECT_ID to disable map on
+/// port. Default no map" (SAI inc/saiport.h, `SAI_PORT_ATTR_QOS_TC_AND_COLOR_TO_DSCP_MAP`,
+/// which SONiC's `tc_to_dscp_map` binds) [V].
+const TC_TO_DSCP_UNBOUND: &str = "no TC_TO_DSCP_MAP bound: SAI_PORT_ATTR_QOS_TC_AND_COLOR_TO_DSCP_MAP \"Default no map\", no DSCP rewritten (SAI inc/saiport.h)";
+
+/// A bound TC → DSCP map entry by entry: each TC it lists at its own line; a TC it does not
+/// list has no entry, so its packets leave with their DSCP (at the binding).
+fn tc_to_dscp_entries(map: &Entry, bind: &Src) -> QosMap {
+    let mut entries: Vec<MapEntry> = (0..8).map(|k| MapEntry::unchanged(k, Some(bind))).collect();
+    for (k, val) in &map.fields {
+        if let (Ok(tc), Ok(d)) = (k.trim().parse::<usize>(), val.v.trim().parse::<u8>())
+            && d < 64
+            && let Some(slot) = entries.get_mut(tc)
+        {
+            *slot = MapEntry::config(tc as u8, d, &val.src);
+        }
+    }
+    QosMap {
+        entries,
+        note: Some("TC_TO_DSCP_MAP: a TC the map does not list keeps its DSCP".into()),
     }
 }
 

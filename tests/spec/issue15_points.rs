@@ -1,0 +1,473 @@
+//! Issue 15, point by point (docs/verification/issue-15.md): the sub-points of "What was seen"
+//! that had no test driving the `fabric-audit` binary. Each test edits a bundled fabric (or a
+//! golden case) the way the design or the fault is written on the device, runs the binary, and
+//! reads the findings or `--format model`. Every one of them fails with 953ef98's binary.
+
+use crate::common::{self, copy_tree, fixtures, scratch};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn copy_of(base: &str, tag: &str) -> PathBuf {
+    let dir = scratch("i15", tag);
+    copy_tree(&fixtures().join(base), &dir);
+    dir
+}
+
+/// Replace `from` by `to` in a file of the copy; the text must be there.
+fn edit(snap: &Path, file: &str, from: &str, to: &str) {
+    let p = snap.join(file);
+    let body = std::fs::read_to_string(&p).unwrap();
+    assert!(body.contains(from), "{file}: {from:?} not found");
+    std::fs::write(&p, body.replacen(from, to, 1)).unwrap();
+}
+
+fn run(snap: &Path, format: &str) -> Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
+        .arg("audit")
+        .arg(snap)
+        .args(["--format", format, "--fail-on", "never"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Findings of `rule` on `device` that decided (not "could not decide").
+fn decided<'v>(report: &'v Value, rule: &str, device: &str) -> Vec<&'v Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == rule && f["device"] == device)
+        .filter(|f| f["evidence"]["undecided"] != true)
+        .collect()
+}
+
+fn iface<'v>(model: &'v Value, device: &str, name: &str) -> &'v Value {
+    model["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == device)
+        .and_then(|d| {
+            d["interfaces"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|i| i["name"] == name)
+        })
+        .unwrap_or_else(|| panic!("no interface {device}:{name}"))
+}
+
+/// Item 2: SONiC advertises a port by its alias (`PORT.Ethernet0.alias = etp1`); the host's
+/// LLDP names leaf1's port `etp1`. The link is the planned gpu01:eth2 ↔ leaf1:Ethernet0, matched
+/// by `alias`, and neither TOPO001 nor TOPO003 fires on correct cabling.
+#[test]
+fn sonic_port_alias_in_lldp_is_the_planned_port() {
+    let snap = copy_of("clean-mixed-fabric", "alias");
+    edit(
+        &snap,
+        "devices/gpu01/lldpctl_-f_json.txt",
+        "\"type\": \"ifname\",\n              \"value\": \"Ethernet0\"\n            },\n            \"descr\": \"eth2 uplink\"",
+        "\"type\": \"local\",\n              \"value\": \"etp1\"\n            },\n            \"descr\": \"eth2 uplink\"",
+    );
+    let model = run(&snap, "model");
+    let by: Vec<&Value> = model["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["matched_by"].as_array())
+        .flatten()
+        .filter(|m| m["seen_by"] == "gpu01:eth2")
+        .collect();
+    assert_eq!(by.len(), 1, "{}", model["links"]);
+    assert_eq!(by[0]["method"], "alias", "{by:?}");
+    assert_eq!(by[0]["port"], "leaf1:Ethernet0", "{by:?}");
+    let report = run(&snap, "json");
+    for dev in ["gpu01", "leaf1"] {
+        for rule in ["TOPO001", "TOPO003"] {
+            let f = decided(&report, rule, dev);
+            assert!(f.is_empty(), "{dev} {rule}: {f:?}");
+        }
+    }
+}
+
+/// Item 1 (SONiC): TC → queue and PFC priority → queue need not be the identity. RoCE (TC 3) on
+/// queue 4, with PFC priority 3 pausing queue 4 (`MAP_PFC_PRIORITY_TO_QUEUE`) and the RoCE
+/// scheduler and WRED profile on queue 4, is a correct design: no error on leaf1, and the model
+/// shows both remapped entries from their CONFIG_DB lines. The same port with PFC priority 3
+/// still pausing queue 3 leaves RoCE's queue unpaused: PFC008 says no priority pauses TC 3 (953ef98
+/// said "pauses priority 255").
+#[test]
+fn sonic_tc_and_pfc_priority_to_queue_maps_need_not_be_identity() {
+    let snap = copy_of("clean-mixed-fabric", "tcq");
+    let f = snap.join("configs/leaf1.json");
+    let mut db: Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let swap = |m: &mut Value| {
+        for (_, m) in m.as_object_mut().unwrap().iter_mut() {
+            m["3"] = Value::from("4");
+            m["4"] = Value::from("3");
+        }
+    };
+    swap(&mut db["TC_TO_QUEUE_MAP"]);
+    let q = db["QUEUE"].as_object_mut().unwrap();
+    for p in ["Ethernet0", "Ethernet8", "Ethernet240", "Ethernet248"] {
+        let roce = q.remove(&format!("{p}|3")).unwrap();
+        let lossy = q.remove(&format!("{p}|4-5")).unwrap();
+        q.insert(format!("{p}|3"), lossy.clone());
+        q.insert(format!("{p}|4"), roce);
+        q.insert(format!("{p}|5"), lossy);
+    }
+    let unpaused = serde_json::to_string_pretty(&db).unwrap();
+    swap(&mut db["MAP_PFC_PRIORITY_TO_QUEUE"]);
+    std::fs::write(&f, serde_json::to_string_pretty(&db).unwrap()).unwrap();
+    let model = run(&snap, "model");
+    let p = iface(&model, "leaf1", "Ethernet0");
+    for map in ["tc_to_queue", "pfc_priority_to_queue"] {
+        let e = &p["maps"][map]["entries"][3];
+        assert_eq!(e["to"], 4, "{map}: {e}");
+        assert_eq!(e["how"], "config", "{map}: {e}");
+    }
+    let report = run(&snap, "json");
+    let bad: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["device"] == "leaf1" && f["severity"] != "info")
+        .map(common::describe)
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+    std::fs::write(&f, unpaused).unwrap();
+    let report = run(&snap, "json");
+    let pfc8 = decided(&report, "PFC008", "leaf1");
+    assert_eq!(pfc8.len(), 4, "{pfc8:?}");
+    for f in pfc8 {
+        let m = f["message"].as_str().unwrap();
+        assert!(m.contains("no priority pauses it"), "{m}");
+    }
+}
+
+/// Item 4 (Junos): on a `vlan-tagging` port the default IP MTU is the media MTU − 18 (802.1Q
+/// overhead), not − 14: `mtu 9216` gives 9198.
+#[test]
+fn junos_vlan_tagging_ip_mtu_is_media_minus_18() {
+    let snap = copy_of("clean-mixed-fabric", "vlantag");
+    edit(
+        &snap,
+        "configs/spine2.conf",
+        "        description \"leaf1 Ethernet248\";\n        mtu 9216;\n        unit 0 {\n            family inet {\n                mtu 9184;\n",
+        "        description \"leaf1 Ethernet248\";\n        vlan-tagging;\n        mtu 9216;\n        unit 0 {\n            vlan-id 100;\n            family inet {\n",
+    );
+    edit(
+        &snap,
+        "configs/spine2.conf",
+        "        description \"leaf2 Ethernet248\";\n        mtu 9216;\n        unit 0 {\n            family inet {\n                mtu 9184;\n",
+        "        description \"leaf2 Ethernet248\";\n        mtu 9216;\n        unit 0 {\n            family inet {\n",
+    );
+    let model = run(&snap, "model");
+    let tagged = &iface(&model, "spine2", "et-0/0/0")["mtu"];
+    assert_eq!(tagged["value"], 9198, "{tagged}");
+    let untagged = &iface(&model, "spine2", "et-0/0/1")["mtu"];
+    assert_eq!(untagged["value"], 9202, "{untagged}");
+}
+
+/// Item 4 (OS9): on OS9 9.2(0.2) and later the IP MTU is computed from the link MTU (Dell's
+/// `mtu` reference: `no mtu` "reduces the IP MTU value to 1536 bytes"; "Ethernet (untagged) 18
+/// bytes"): a 9.11 port with no `mtu` line has link MTU 1554 and IP MTU 1536, recorded as
+/// defaults; a port with `mtu 9252` has IP MTU 9252 − 18. (953ef98 and 5190661: IP MTU 1500.)
+#[test]
+fn os9_port_without_mtu_has_the_documented_default() {
+    let snap = scratch("i15", "os9");
+    std::fs::create_dir_all(snap.join("configs")).unwrap();
+    std::fs::copy(
+        fixtures().join("os10/ftos-running-config/s4810-dcb.txt"),
+        snap.join("configs/sw1.cfg"),
+    )
+    .unwrap();
+    std::fs::write(
+        snap.join("fabric.toml"),
+        "[[device]]\nname = \"sw1\"\nplatform = \"os10\"\nrole = \"leaf\"\n",
+    )
+    .unwrap();
+    let model = run(&snap, "model");
+    let bare = iface(&model, "sw1", "TenGigabitEthernet0/2");
+    assert_eq!(bare["mtu"]["value"], 1536, "{}", bare["mtu"]);
+    assert_eq!(bare["mtu"]["default"], true, "{}", bare["mtu"]);
+    assert_eq!(bare["mtu_raw"]["value"], 1554, "{}", bare["mtu_raw"]);
+    let set = iface(&model, "sw1", "TenGigabitEthernet0/0");
+    assert_eq!(set["mtu"]["value"], 9234, "{}", set["mtu"]);
+    assert_eq!(set["mtu"]["default"], false, "{}", set["mtu"]);
+}
+
+/// A rule fixture case (fixtures/rules/RULE/CASE.toml) run through the binary: the findings of
+/// its rule are exactly where the case expects them, with the severity it names.
+fn rule_case_via_cli(rule: &str, case: &str) {
+    let path = fixtures().join("rules").join(rule).join(case);
+    let tmp = scratch("i15case", &format!("{rule}-{case}"));
+    let c = common::build_case(&path, &tmp).unwrap();
+    let report = run(&tmp, "json");
+    let hits: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == rule && f["evidence"]["undecided"] != true)
+        .collect();
+    let got: Vec<String> = hits.iter().map(|f| common::describe(f)).collect();
+    assert_eq!(hits.len(), c.expect.len(), "{case}: {got:#?}");
+    for ex in &c.expect {
+        assert!(
+            hits.iter().any(|f| f["device"] == ex.device.as_str()
+                && ex.interface.as_deref().is_none_or(|i| f["interface"] == i)
+                && ex.severity.as_deref().is_none_or(|s| f["severity"] == s)),
+            "{case}: expected {ex:?}, got {got:#?}"
+        );
+    }
+}
+
+/// Item 5: PFC mode "auto" means what the platform means. Junos keeps its configured PFC toward
+/// a peer without DCBX and turns it off only on a DCBX mismatch: a warning naming that risk.
+/// NX-OS `priority-flow-control mode auto` (the default) leaves PFC off toward a peer that does
+/// not run DCBX, and so does Onyx's `mode auto`: errors.
+#[test]
+fn pfc003_auto_is_a_warning_on_junos_and_an_error_on_nxos_and_onyx() {
+    rule_case_via_cli("PFC003", "junos-dcbx-autonegotiation.toml");
+    rule_case_via_cli("PFC003", "nxos-mode-line-missing.toml");
+    rule_case_via_cli("PFC003", "onyx-host-port-mode-auto.toml");
+}
+
+/// Item 7 (Onyx): ECN thresholds given relative to the queue (`minimum-relative 10
+/// maximum-relative 50`) are kept as percent; the byte thresholds stay unknown, not invented.
+#[test]
+fn onyx_relative_ecn_thresholds_are_kept_as_percent() {
+    let snap = copy_of("clean-mixed-fabric", "onyxrel");
+    edit(
+        &snap,
+        "configs/leaf3.cfg",
+        "   interface ethernet 1/1-1/2 traffic-class 3 congestion-control ecn minimum-absolute 150 maximum-absolute 1500\n",
+        "   interface ethernet 1/1-1/2 traffic-class 3 congestion-control ecn minimum-relative 10 maximum-relative 50\n",
+    );
+    let model = run(&snap, "model");
+    let ecn = &iface(&model, "leaf3", "Eth1/1")["queues"][3]["ecn"];
+    assert_eq!(ecn["enabled"]["value"], true, "{ecn}");
+    assert_eq!(ecn["min_pct"]["value"], 10.0, "{ecn}");
+    assert_eq!(ecn["max_pct"]["value"], 50.0, "{ecn}");
+    assert!(ecn["min_bytes"].is_null(), "{ecn}");
+    // the port outside the edited range keeps its absolute thresholds
+    let other = &iface(&model, "leaf3", "Eth1/31")["queues"][3]["ecn"];
+    assert_eq!(other["min_bytes"]["value"], 153600, "{other}");
+}
+
+/// Item 7 (Junos): `class-of-service interfaces et-* { ... }` applies to every port it matches:
+/// on spine2 (clean-mixed-fabric) each et- port takes the wildcard's classifier, scheduler map
+/// and PFC congestion notification profile.
+#[test]
+fn junos_wildcard_cos_binding_applies_to_every_matching_port() {
+    let snap = fixtures().join("clean-mixed-fabric");
+    let text = std::fs::read_to_string(snap.join("configs/spine2.conf")).unwrap();
+    assert!(text.contains("        et-* {\n            scheduler-map roce-sm;"));
+    let model = run(&snap, "model");
+    let d = model["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "spine2")
+        .unwrap();
+    let mut ports = 0;
+    for i in d["interfaces"].as_array().unwrap() {
+        let name = i["name"].as_str().unwrap();
+        if !name.starts_with("et-") || name.contains('.') {
+            continue;
+        }
+        ports += 1;
+        assert_eq!(i["dscp_to_tc"]["value"][26], 3, "{name}");
+        assert_eq!(
+            i["pfc"]["priorities"]["value"],
+            serde_json::json!([3]),
+            "{name}"
+        );
+        assert_eq!(i["queues"][3]["ecn"]["enabled"]["value"], true, "{name}");
+    }
+    assert!(ports >= 4, "{ports} et- ports");
+}
+
+/// The `file:line` of a map entry, as the text of that line of the snapshot.
+fn line_of(snap: &Path, at: &Value) -> String {
+    let at = at.as_str().unwrap_or_else(|| panic!("no source: {at}"));
+    let (file, n) = at.rsplit_once(':').unwrap();
+    let text = std::fs::read_to_string(snap.join(file)).unwrap();
+    text.lines()
+        .nth(n.parse::<usize>().unwrap() - 1)
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// Item 7: egress TC → DSCP rewrite maps have a place in the model, entry by entry with the line
+/// that states each. EOS: `qos rewrite dscp` with `qos map traffic-class N to dscp D` (TC 3 →
+/// 24 remarks RoCE on every RoCE port: DSCP006; TC 3 → 26 and TC 6 → 48 keep RoCE and CNPs:
+/// DSCP006 decides and passes). SONiC: a bound `TC_TO_DSCP_MAP` entry by entry, a TC it does not
+/// list unchanged; a port with no map bound unchanged, citing SAI's "Default no map".
+#[test]
+fn egress_tc_to_dscp_maps_are_modelled_and_checked() {
+    rule_case_via_cli("DSCP006", "eos-egress-rewrite-roce-tc.toml");
+    rule_case_via_cli("DSCP006", "eos-egress-rewrite-keeps-roce-cnp.toml");
+    rule_case_via_cli("DSCP006", "sonic-tc-to-dscp-remark.toml");
+    // the pass case decided: no "could not decide" either
+    let path = fixtures().join("rules/DSCP006/eos-egress-rewrite-keeps-roce-cnp.toml");
+    let snap = scratch("i15", "eoskeep");
+    common::build_case(&path, &snap).unwrap();
+    let report = run(&snap, "json");
+    let any: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "DSCP006" && f["device"] == "leaf3")
+        .collect();
+    assert!(any.is_empty(), "{any:?}");
+
+    let path = fixtures().join("rules/DSCP006/eos-egress-rewrite-roce-tc.toml");
+    let snap = scratch("i15", "eosrw");
+    common::build_case(&path, &snap).unwrap();
+    let model = run(&snap, "model");
+    let m = &iface(&model, "leaf3", "Ethernet1/1")["maps"]["tc_to_dscp"]["entries"];
+    assert_eq!(m[3]["to"], 24, "{m}");
+    assert_eq!(m[3]["how"], "config", "{m}");
+    assert_eq!(
+        line_of(&snap, &m[3]["at"]),
+        "qos map traffic-class 3 to dscp 24"
+    );
+    assert_eq!(m[6]["to"], 48, "{m}");
+    // without the rewrite statement nothing is rewritten, whatever the map says
+    edit(&snap, "configs/leaf3.cfg", "qos rewrite dscp\n", "");
+    let model = run(&snap, "model");
+    let p = iface(&model, "leaf3", "Ethernet1/1");
+    let m = &p["maps"]["tc_to_dscp"]["entries"];
+    assert_eq!(m[3]["how"], "unchanged", "{m}");
+    assert_eq!(p["dscp_rewrites"]["value"], serde_json::json!([]));
+    let report = run(&snap, "json");
+    assert!(decided(&report, "DSCP006", "leaf3").is_empty());
+
+    let path = fixtures().join("rules/DSCP006/sonic-tc-to-dscp-remark.toml");
+    let snap = scratch("i15", "sonicrw");
+    common::build_case(&path, &snap).unwrap();
+    let model = run(&snap, "model");
+    let m = &iface(&model, "leaf1", "Ethernet0")["maps"]["tc_to_dscp"];
+    assert_eq!(m["entries"][3]["to"], 24, "{m}");
+    assert_eq!(m["entries"][3]["how"], "config", "{m}");
+    assert_eq!(line_of(&snap, &m["entries"][3]["at"]), "\"3\": \"24\",");
+    assert_eq!(m["entries"][1]["how"], "unchanged", "{m}");
+    let m = &iface(&model, "leaf1", "Ethernet8")["maps"]["tc_to_dscp"];
+    assert_eq!(m["entries"][3]["how"], "unchanged", "{m}");
+    assert!(
+        m["note"].as_str().unwrap().contains("Default no map"),
+        "{m}"
+    );
+    // Junos: a rewrite rule bound on the port gives the RoCE class (queue 3) DSCP 0 at the
+    // rule's line; a class the rule does not list is unknown; a port with no rule unchanged.
+    rule_case_via_cli("DSCP006", "junos-rewrite-roce.toml");
+    let path = fixtures().join("rules/DSCP006/junos-rewrite-roce.toml");
+    let snap = scratch("i15", "junosrw");
+    common::build_case(&path, &snap).unwrap();
+    let model = run(&snap, "model");
+    let m = &iface(&model, "spine2", "et-0/0/0")["maps"]["tc_to_dscp"]["entries"];
+    assert_eq!(m[3]["to"], 0, "{m}");
+    assert_eq!(
+        line_of(&snap, &m[3]["at"]),
+        "loss-priority low code-point 000000;"
+    );
+    assert_eq!(m[0]["how"], "unknown", "{m}");
+    let model = run(&fixtures().join("clean-mixed-fabric"), "model");
+    let m = &iface(&model, "spine2", "et-0/0/0")["maps"]["tc_to_dscp"]["entries"];
+    assert_eq!(m[3]["how"], "unchanged", "{m}");
+}
+
+/// Item 2: EOS names a module or breakout port `Ethernet1/1` in its config and `Et1/1` in short
+/// form; a host whose LLDP sees leaf3's port as `Et1/1` is on the planned port leaf3:Ethernet1/1,
+/// matched as a short name, with neither TOPO001 nor TOPO003 on correct cabling.
+#[test]
+fn eos_short_port_name_in_lldp_is_the_planned_port() {
+    let snap = copy_of("clean-fabric", "eosshort");
+    edit(
+        &snap,
+        "devices/gpu05/lldpctl_-f_json.txt",
+        "\"value\": \"Ethernet1/1\"\n            },\n            \"descr\": \"eth2 uplink\"",
+        "\"value\": \"Et1/1\"\n            },\n            \"descr\": \"eth2 uplink\"",
+    );
+    let model = run(&snap, "model");
+    let by: Vec<&Value> = model["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["matched_by"].as_array())
+        .flatten()
+        .filter(|m| m["seen_by"] == "gpu05:eth2")
+        .collect();
+    assert_eq!(by.len(), 1, "{}", model["links"]);
+    assert_eq!(by[0]["method"], "short-name", "{by:?}");
+    assert_eq!(by[0]["port"], "leaf3:Ethernet1/1", "{by:?}");
+    let report = run(&snap, "json");
+    for dev in ["gpu05", "leaf3"] {
+        for rule in ["TOPO001", "TOPO003"] {
+            let f = decided(&report, rule, dev);
+            assert!(f.is_empty(), "{dev} {rule}: {f:?}");
+        }
+    }
+}
+
+/// Held-out shape (Juniper's 5-stage data center JVD, compute leaf on QFX5120, in the corpus:
+/// `class-of-service interfaces et-0/0/48 { scheduler-map sm1; classifiers { dscp
+/// dscp-classifier; } rewrite-rules { dscp rw1; } }`): a classifier bound on the physical
+/// interface applies to its logical interfaces. Here the AI/ML JVD leaf binds its DSCP
+/// classifier that way: DSCP 26 is still NO-LOSS (TC 4) and the leaf has no error or warning
+/// (953ef98 and 5190661 read only `unit N classifiers`: the default classifier, DSCP 26 → TC 0,
+/// and errors on every port).
+#[test]
+fn junos_classifier_on_the_physical_interface_applies() {
+    let snap = copy_of("jvd-ai-fabric", "physcls");
+    edit(
+        &snap,
+        "configs/leaf1.conf",
+        "            scheduler-map sm1;\n            unit * {\n                classifiers {\n                    dscp mydscp;\n                }\n            }\n",
+        "            scheduler-map sm1;\n            classifiers {\n                dscp mydscp;\n            }\n",
+    );
+    let model = run(&snap, "model");
+    let p = iface(&model, "leaf1", "et-0/0/0");
+    assert_eq!(p["dscp_to_tc"]["value"][26], 4, "{}", p["dscp_to_tc"]);
+    assert_eq!(
+        line_of(&snap, &p["maps"]["dscp_to_tc"]["entries"][26]["at"]),
+        "loss-priority low code-points 011010;"
+    );
+    let report = run(&snap, "json");
+    let bad: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            f["device"] == "leaf1" && (f["severity"] == "error" || f["severity"] == "warning")
+        })
+        .map(common::describe)
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+    // The set form of the same binding is recognized and applied (953ef98: unrecognized line).
+    let snap = scratch("i15", "physset");
+    std::fs::create_dir_all(snap.join("configs")).unwrap();
+    std::fs::write(
+        snap.join("configs/sw1.conf"),
+        "set system host-name sw1\nset interfaces et-0/0/1 mtu 9216\nset interfaces et-0/0/1 unit 0 family inet address 10.0.0.1/31\nset class-of-service classifiers dscp C forwarding-class network-control loss-priority low code-points 011010\nset class-of-service interfaces et-0/0/1 classifiers dscp C\n",
+    )
+    .unwrap();
+    std::fs::write(
+        snap.join("fabric.toml"),
+        "[[device]]\nname = \"sw1\"\nplatform = \"junos\"\nrole = \"leaf\"\n",
+    )
+    .unwrap();
+    let model = run(&snap, "model");
+    assert_eq!(model["devices"][0]["parse"][0]["status"], "passed");
+    let p = iface(&model, "sw1", "et-0/0/1");
+    assert_eq!(p["dscp_to_tc"]["value"][26], 7, "{}", p["dscp_to_tc"]);
+}
