@@ -9,6 +9,7 @@
 //! provenance, which is how findings point at `configs/leaf1.cfg:214`.
 
 pub mod eight;
+pub mod file_name;
 pub mod maps;
 pub mod probe;
 
@@ -19,14 +20,14 @@ use std::sync::Arc;
 /// Where a value came from: a file of the snapshot (relative path) and a 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct Src {
-    pub file: Arc<str>,
+    pub file: file_name::FileName,
     pub line: u32,
 }
 
 impl Src {
     pub fn new(file: &Arc<str>, line: u32) -> Self {
         Src {
-            file: file.clone(),
+            file: file_name::FileName::of(file),
             line,
         }
     }
