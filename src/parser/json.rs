@@ -105,6 +105,40 @@ impl Node {
             _ => None,
         }
     }
+    pub fn as_array(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// A number written as a non-negative integer (`9000`, not `9000.0` or `"9000"`).
+    pub fn as_u64(&self) -> Option<u64> {
+        match &self.value {
+            Value::Number(n) => n.parse().ok(),
+            _ => None,
+        }
+    }
+    /// A number as a float (any JSON number).
+    pub fn as_f64(&self) -> Option<f64> {
+        match &self.value {
+            Value::Number(n) => n.parse().ok(),
+            _ => None,
+        }
+    }
+    pub fn as_bool(&self) -> Option<bool> {
+        match &self.value {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+    /// The object member named `key` (the first, if the name repeats), with its key's line.
+    pub fn member(&self, key: &str) -> Option<&Member> {
+        self.as_object()?.iter().find(|m| m.key == key)
+    }
+    /// The value at a path of member names (`&["linkinfo", "info_kind"]`).
+    pub fn at(&self, path: &[&str]) -> Option<&Node> {
+        path.iter().try_fold(self, |n, k| n.get(k))
+    }
     /// The first member named `key` of an object.
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.as_object()?

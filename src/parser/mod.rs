@@ -1035,10 +1035,7 @@ impl Command {
         let unechoed = echo.as_ref().map(|(_, r)| blank_range(text, r.clone()));
         let doc_text = unechoed.as_deref().unwrap_or(text);
         if self.format == Format::Json {
-            match serde_json::from_str::<serde_json::Value>(doc_text) {
-                Ok(v) => out.json = Some(v),
-                Err(e) => read_cut_json(doc_text, &e, &mut out),
-            }
+            read_json(doc_text, &mut out);
             return out;
         }
         // Structured input: the canonical lines are parsed instead of the text; `lines` maps
@@ -1533,8 +1530,8 @@ pub struct Parsed<'t> {
     pub unrecognized: Vec<Unrecognized>,
     pub status: ParseStatus,
     pub error: Option<String>,
-    /// The document, for json-format commands.
-    pub json: Option<serde_json::Value>,
+    /// The document, for json-format commands, every value with its line.
+    pub json: Option<json::Node>,
     /// For json-lines and config-db commands: the canonical lines the records were read from
     /// (record captures point into it; record lines are the source text's).
     canonical: Option<String>,
@@ -1582,14 +1579,16 @@ impl<'t> Parsed<'t> {
     }
 }
 
-/// `format = "json"` output that `serde_json` refuses: a document cut short (a transfer that
-/// stopped) is read up to the cut by the span-keeping reader, `partial` with the reason at the
-/// line where it stops; any other error (not JSON) fails the file, naming where.
-fn read_cut_json(text: &str, e: &serde_json::Error, out: &mut Parsed<'_>) {
+/// `format = "json"` output, read once by the span-keeping reader ([`json::parse`]) so that
+/// every value keeps its line for the readers' sources. A document cut short (a transfer that
+/// stopped) is read up to the cut, `partial` with the reason at the line where it stops; any
+/// other error (not JSON) fails the file, naming where.
+fn read_json(text: &str, out: &mut Parsed<'_>) {
     let doc = json::parse(text);
     match (doc.root, doc.error) {
+        (Some(root), None) => out.json = Some(root),
         (Some(root), Some(cut)) if cut.truncated => {
-            out.json = Some(json::to_serde(&root));
+            out.json = Some(root);
             let why = format!(
                 "JSON ends early at line {} column {}: {}",
                 cut.line, cut.col, cut.msg
@@ -1601,13 +1600,22 @@ fn read_cut_json(text: &str, e: &serde_json::Error, out: &mut Parsed<'_>) {
             out.error = Some(format!("{why}; the part before it was read"));
             out.status = ParseStatus::Partial;
         }
-        _ => {
+        (_, e) => {
             out.status = ParseStatus::Failed;
-            out.error = Some(format!(
-                "invalid JSON at line {} column {}: {e}",
-                e.line(),
-                e.column()
-            ));
+            // serde_json's wording, as before this reader read these files (this path only
+            // runs for a file that is not JSON)
+            out.error = Some(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                Err(se) => format!(
+                    "invalid JSON at line {} column {}: {se}",
+                    se.line(),
+                    se.column()
+                ),
+                Ok(_) => format!(
+                    "invalid JSON at {}",
+                    e.map(|e| e.to_string())
+                        .unwrap_or_else(|| "line 1 column 1: no JSON value".into())
+                ),
+            });
         }
     }
 }
