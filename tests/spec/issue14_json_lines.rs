@@ -277,8 +277,15 @@ fn lldpctl_json_neighbors_cite_their_own_lines() {
         let nb = &i["lldp_neighbor"];
         assert_eq!(nb["device"], system, "{i}");
         assert_eq!(nb["port"], port_id, "{i}");
-        assert_eq!(nb["src"]["file"], "devices/gpu01/lldpctl_-f_json.txt", "{i}");
-        let want = line_of(LLDPCTL_JSON, &format!("\"{ifname}\": {{"), &format!("\"{system}\""));
+        assert_eq!(
+            nb["src"]["file"], "devices/gpu01/lldpctl_-f_json.txt",
+            "{i}"
+        );
+        let want = line_of(
+            LLDPCTL_JSON,
+            &format!("\"{ifname}\": {{"),
+            &format!("\"{system}\""),
+        );
         assert!(want > 1);
         assert_eq!(nb["src"]["line"], want, "{i}");
     }
@@ -297,10 +304,89 @@ fn pretty_rdma_link_json_state_cites_its_line() {
     let eth2 = port(&model_of(&s.0), "gpu01", "eth2");
     let state = &eth2["rdma"]["state"];
     assert_eq!(state["value"], "ACTIVE", "{eth2}");
-    assert_eq!(state["file"], "devices/gpu01/rdma_link_show_-j.txt", "{eth2}");
+    assert_eq!(
+        state["file"], "devices/gpu01/rdma_link_show_-j.txt",
+        "{eth2}"
+    );
     assert_eq!(
         state["line"],
         line_of(RDMA_LINK_PRETTY, "\"ifname\": \"mlx5_0\"", "\"state\""),
         "{eth2}"
     );
+}
+
+/// Onyx `show interfaces ethernet | json-print` (the layout the Ansible onyx modules read: a
+/// list of objects, one per port, named by `header`).
+const ONYX_INTERFACES_JSON: &str = r#"[
+    {
+        "Fec": "auto",
+        "Mac address": "1c:34:da:77:10:00",
+        "Actual speed": "200 Gbps",
+        "MTU": "9216 bytes(Maximum packet size 9238 bytes)",
+        "Flow-control": "receive off send off",
+        "header": "Eth1/1",
+        "Admin state": "Enabled",
+        "Operational state": "Up"
+    },
+    {
+        "Fec": "auto",
+        "Mac address": "1c:34:da:77:10:04",
+        "Actual speed": "200 Gbps",
+        "MTU": "1500 bytes(Maximum packet size 1522 bytes)",
+        "Flow-control": "receive on send on",
+        "header": "Eth1/2",
+        "Admin state": "Enabled",
+        "Operational state": "Down"
+    }
+]
+"#;
+
+/// Onyx `json-print`: each port's MTU, speed, admin and operational state cite their own lines.
+/// (Before: the line of the port's `header`, found by searching the text for its name.)
+#[test]
+fn onyx_json_print_interface_values_cite_their_lines() {
+    let s = Scratch::new("i14-json-onyx");
+    s.write(
+        "devices/sw1/device.toml",
+        "platform = \"onyx\"\n\n[[command]]\ncmd = \"show interfaces ethernet | json-print\"\n\
+         file = \"show_interfaces_ethernet_json.txt\"\nexit = 0\n",
+    );
+    s.write(
+        "devices/sw1/show_interfaces_ethernet_json.txt",
+        ONYX_INTERFACES_JSON,
+    );
+    let model = model_of(&s.0);
+    let lines: Vec<&str> = ONYX_INTERFACES_JSON.lines().collect();
+    for (name, mtu) in [("Eth1/1", 9216), ("Eth1/2", 1500)] {
+        let i = port(&model, "sw1", name);
+        // the port's object: from the `{` above its `header` to the next `}`
+        let header = lines
+            .iter()
+            .position(|l| l.contains(&format!("\"header\": \"{name}\"")))
+            .unwrap_or_else(|| panic!("{name} not in the fixture"));
+        let open = (0..header)
+            .rev()
+            .find(|&n| lines[n].trim() == "{")
+            .unwrap_or(0);
+        let at = |needle: &str| {
+            (open..lines.len())
+                .find(|&n| lines[n].contains(needle))
+                .map(|n| n as u64 + 1)
+                .unwrap_or_else(|| panic!("{needle} not in {name}'s object"))
+        };
+        assert_eq!(i["mtu"]["value"], mtu, "{i}");
+        for (field, needle) in [
+            ("mtu", "\"MTU\""),
+            ("mtu_raw", "\"MTU\""),
+            ("speed_gbps", "\"Actual speed\""),
+            ("admin_up", "\"Admin state\""),
+            ("oper_up", "\"Operational state\""),
+        ] {
+            assert_eq!(
+                i[field]["file"], "devices/sw1/show_interfaces_ethernet_json.txt",
+                "{field}: {i}"
+            );
+            assert_eq!(i[field]["line"], at(needle), "{field}: {i}");
+        }
+    }
 }

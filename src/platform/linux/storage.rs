@@ -7,8 +7,8 @@ use crate::model::{
     Gds, GdsDriver, Host, Mount, Nvme, NvmeController, NvmeNamespace, NvmeNsPath, NvmePath,
     NvmeSubsystem, Sourced, Src, known,
 };
-use crate::platform::Output;
 use crate::parser::json::Node;
+use crate::platform::Output;
 
 /// `traddr=...` out of an NVMe address ("traddr=10.0.0.1,trsvcid=4420" or, nvme-cli 1.x,
 /// "traddr=10.0.0.1 trsvcid=4420 host_traddr=...").

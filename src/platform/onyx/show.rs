@@ -5,9 +5,9 @@
 
 use super::{canonical_ifname, kind_of, set, size_bytes};
 use crate::model::{Device, Field, Interface, LldpNeighbor, Src, known};
+use crate::parser::json::{Member, Node};
 use crate::platform::util::fill;
 use crate::platform::{Output, util};
-use crate::parser::json::{Member, Node};
 
 /// The interfaces QoS facts apply to (physical ports and port-channels).
 fn qos_ports(dev: &mut Device) -> impl Iterator<Item = &mut Interface> {
@@ -30,7 +30,6 @@ fn trust_word(t: &str) -> Option<&'static str> {
         _ => None,
     }
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // show roce
@@ -378,10 +377,7 @@ pub(super) fn interfaces_ethernet_json(dev: &mut Device, o: &Output) {
         let Some(name) = it.get("header").and_then(Node::as_str) else {
             continue;
         };
-        let field = |k: &str| {
-            it.get(k)
-                .and_then(|n| Some((n.as_str()?, o.src(n.line))))
-        };
+        let field = |k: &str| it.get(k).and_then(|n| Some((n.as_str()?, o.src(n.line))));
         let i = iface(dev, name);
         if let Some((a, src)) = field("Admin state") {
             set(&mut i.admin_up, known(a == "Enabled", &src));
@@ -515,10 +511,7 @@ pub(super) fn qos_interface_json(dev: &mut Device, o: &Output) {
             } in part
             {
                 if k == "Trust mode" {
-                    trust = val
-                        .as_str()
-                        .and_then(trust_word)
-                        .map(|t| (t, o.src(*line)));
+                    trust = val.as_str().and_then(trust_word).map(|t| (t, o.src(*line)));
                 } else if k == "DSCP rewrite" {
                     rewrite_dscp = val
                         .as_str()
