@@ -734,6 +734,26 @@ mod tests {
     }
 
     #[test]
+    fn scalar_accessors_agree_with_serde_json() {
+        let doc = r#"[9000, -1, 1.5, 1e3, 18446744073709551616, "9000", true, null, [], {}]"#;
+        let ours = parse(doc).root.unwrap();
+        let theirs: serde_json::Value = serde_json::from_str(doc).unwrap();
+        let (ours, theirs) = (ours.as_array().unwrap(), theirs.as_array().unwrap());
+        for (o, t) in ours.iter().zip(theirs) {
+            assert_eq!(o.as_u64(), t.as_u64(), "{t}");
+            assert_eq!(o.as_f64(), t.as_f64(), "{t}");
+            assert_eq!(o.as_bool(), t.as_bool(), "{t}");
+            assert_eq!(o.as_str(), t.as_str(), "{t}");
+            assert_eq!(o.as_array().map(<[Node]>::len), t.as_array().map(Vec::len));
+        }
+        let d = parse("{\"a\": {\n \"b\": {\"c\": 7}}}").root.unwrap();
+        let c = d.at(&["a", "b", "c"]).unwrap();
+        assert_eq!((c.as_u64(), c.line), (Some(7), 2));
+        assert_eq!(d.member("a").map(|m| m.line), Some(1));
+        assert!(d.at(&["a", "x"]).is_none());
+    }
+
+    #[test]
     fn canonical_lines() {
         let d = parse("{\"T\":{\"k\":{\"a\":9100,\"b\":\"x\\\"y\",\"l\":[\"p\",\"q\"],\"e\":{}}}}");
         let lines = render(d.root.as_ref().unwrap(), true);

@@ -1716,6 +1716,40 @@ lines = ['^!']
 blocks = ['^router ']
 "#;
 
+    /// `format = "json"`: one read keeps each value's line (pretty: its own line; compact:
+    /// line 1), a cut document is `partial` at the cut, other text fails with serde_json's
+    /// wording as before.
+    #[test]
+    fn json_format_keeps_lines_and_reads_cut_documents() {
+        let spec = "platform = \"t\"\nname = \"T\"\n[[command]]\ncmd = \"show links | json\"\nallow_chars = \"|\"\nid = \"j\"\nformat = \"json\"\n";
+        let p = Platform::compile("t.toml", spec).unwrap_or_else(|e| panic!("{e:?}"));
+        let c = p.command_by_id("j").unwrap();
+        let mtu_line = |t: &str| {
+            let parsed = c.parse(t);
+            assert_eq!(parsed.status, ParseStatus::Passed, "{:?}", parsed.error);
+            let root = parsed.json.as_ref().and_then(json::Node::as_array).unwrap();
+            let eth2 = &root[1];
+            assert_eq!(
+                eth2.get("ifname").and_then(json::Node::as_str),
+                Some("eth2")
+            );
+            let mtu = eth2.get("mtu").unwrap();
+            (mtu.as_u64(), mtu.line)
+        };
+        let pretty = "[ {\n    \"ifname\": \"lo\",\n    \"mtu\": 65536\n  },{\n    \"ifname\": \"eth2\",\n    \"mtu\": 9000\n  } ]\n";
+        assert_eq!(mtu_line(pretty), (Some(9000), 6));
+        let compact = r#"[{"ifname":"lo","mtu":65536},{"ifname":"eth2","mtu":9000}]"#;
+        assert_eq!(mtu_line(compact), (Some(9000), 1));
+        let cut = c.parse(&pretty[..pretty.find("9000").unwrap_or(0) + 2]);
+        assert_eq!(cut.status, ParseStatus::Partial);
+        assert_eq!(cut.unrecognized[0].line, 6, "{:?}", cut.unrecognized);
+        let bad = c.parse("Device \"eth9\" does not exist.\n");
+        assert_eq!(bad.status, ParseStatus::Failed);
+        assert!(bad.json.is_none());
+        let e = bad.error.unwrap_or_default();
+        assert!(e.starts_with("invalid JSON at line 1 column 1: "), "{e}");
+    }
+
     #[test]
     fn nesting_ignores_and_unrecognized() {
         let p = Platform::compile("t.toml", SPEC).unwrap();
