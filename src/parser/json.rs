@@ -57,9 +57,10 @@ impl std::fmt::Display for JsonError {
     }
 }
 
-/// The value as `serde_json` holds it (positions dropped), for readers of `format = "json"`
-/// given the part of a cut document that was read. A number `serde_json` cannot hold (none:
-/// the grammar was checked) becomes null.
+/// The value as `serde_json` holds it (positions dropped), for callers that want a
+/// `serde_json::Value` (the tests compare the two readers with it; the `format = "json"`
+/// readers walk [`Node`] itself, for the lines). A number `serde_json` cannot hold (none: the
+/// grammar was checked) becomes null.
 pub fn to_serde(n: &Node) -> serde_json::Value {
     match &n.value {
         Value::Null => serde_json::Value::Null,
