@@ -57,9 +57,10 @@ impl std::fmt::Display for JsonError {
     }
 }
 
-/// The value as `serde_json` holds it (positions dropped), for readers of `format = "json"`
-/// given the part of a cut document that was read. A number `serde_json` cannot hold (none:
-/// the grammar was checked) becomes null.
+/// The value as `serde_json` holds it (positions dropped), for callers that want a
+/// `serde_json::Value` (the tests compare the two readers with it; the `format = "json"`
+/// readers walk [`Node`] itself, for the lines). A number `serde_json` cannot hold (none: the
+/// grammar was checked) becomes null.
 pub fn to_serde(n: &Node) -> serde_json::Value {
     match &n.value {
         Value::Null => serde_json::Value::Null,
@@ -104,6 +105,40 @@ impl Node {
             Value::Bool(false) => Some("false"),
             _ => None,
         }
+    }
+    pub fn as_array(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// A number written as a non-negative integer (`9000`, not `9000.0` or `"9000"`).
+    pub fn as_u64(&self) -> Option<u64> {
+        match &self.value {
+            Value::Number(n) => n.parse().ok(),
+            _ => None,
+        }
+    }
+    /// A number as a float (any JSON number).
+    pub fn as_f64(&self) -> Option<f64> {
+        match &self.value {
+            Value::Number(n) => n.parse().ok(),
+            _ => None,
+        }
+    }
+    pub fn as_bool(&self) -> Option<bool> {
+        match &self.value {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+    /// The object member named `key` (the first, if the name repeats), with its key's line.
+    pub fn member(&self, key: &str) -> Option<&Member> {
+        self.as_object()?.iter().find(|m| m.key == key)
+    }
+    /// The value at a path of member names (`&["linkinfo", "info_kind"]`).
+    pub fn at(&self, path: &[&str]) -> Option<&Node> {
+        path.iter().try_fold(self, |n, k| n.get(k))
     }
     /// The first member named `key` of an object.
     pub fn get(&self, key: &str) -> Option<&Node> {
@@ -697,6 +732,26 @@ mod tests {
             }
             let _ = parse(&t);
         }
+    }
+
+    #[test]
+    fn scalar_accessors_agree_with_serde_json() {
+        let doc = r#"[9000, -1, 1.5, 1e3, 18446744073709551616, "9000", true, null, [], {}]"#;
+        let ours = parse(doc).root.unwrap();
+        let theirs: serde_json::Value = serde_json::from_str(doc).unwrap();
+        let (ours, theirs) = (ours.as_array().unwrap(), theirs.as_array().unwrap());
+        for (o, t) in ours.iter().zip(theirs) {
+            assert_eq!(o.as_u64(), t.as_u64(), "{t}");
+            assert_eq!(o.as_f64(), t.as_f64(), "{t}");
+            assert_eq!(o.as_bool(), t.as_bool(), "{t}");
+            assert_eq!(o.as_str(), t.as_str(), "{t}");
+            assert_eq!(o.as_array().map(<[Node]>::len), t.as_array().map(Vec::len));
+        }
+        let d = parse("{\"a\": {\n \"b\": {\"c\": 7}}}").root.unwrap();
+        let c = d.at(&["a", "b", "c"]).unwrap();
+        assert_eq!((c.as_u64(), c.line), (Some(7), 2));
+        assert_eq!(d.member("a").map(|m| m.line), Some(1));
+        assert!(d.at(&["a", "x"]).is_none());
     }
 
     #[test]

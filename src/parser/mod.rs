@@ -1035,10 +1035,7 @@ impl Command {
         let unechoed = echo.as_ref().map(|(_, r)| blank_range(text, r.clone()));
         let doc_text = unechoed.as_deref().unwrap_or(text);
         if self.format == Format::Json {
-            match serde_json::from_str::<serde_json::Value>(doc_text) {
-                Ok(v) => out.json = Some(v),
-                Err(e) => read_cut_json(doc_text, &e, &mut out),
-            }
+            read_json(doc_text, &mut out);
             return out;
         }
         // Structured input: the canonical lines are parsed instead of the text; `lines` maps
@@ -1533,8 +1530,8 @@ pub struct Parsed<'t> {
     pub unrecognized: Vec<Unrecognized>,
     pub status: ParseStatus,
     pub error: Option<String>,
-    /// The document, for json-format commands.
-    pub json: Option<serde_json::Value>,
+    /// The document, for json-format commands, every value with its line.
+    pub json: Option<json::Node>,
     /// For json-lines and config-db commands: the canonical lines the records were read from
     /// (record captures point into it; record lines are the source text's).
     canonical: Option<String>,
@@ -1582,14 +1579,16 @@ impl<'t> Parsed<'t> {
     }
 }
 
-/// `format = "json"` output that `serde_json` refuses: a document cut short (a transfer that
-/// stopped) is read up to the cut by the span-keeping reader, `partial` with the reason at the
-/// line where it stops; any other error (not JSON) fails the file, naming where.
-fn read_cut_json(text: &str, e: &serde_json::Error, out: &mut Parsed<'_>) {
+/// `format = "json"` output, read once by the span-keeping reader ([`json::parse`]) so that
+/// every value keeps its line for the readers' sources. A document cut short (a transfer that
+/// stopped) is read up to the cut, `partial` with the reason at the line where it stops; any
+/// other error (not JSON) fails the file, naming where.
+fn read_json(text: &str, out: &mut Parsed<'_>) {
     let doc = json::parse(text);
     match (doc.root, doc.error) {
+        (Some(root), None) => out.json = Some(root),
         (Some(root), Some(cut)) if cut.truncated => {
-            out.json = Some(json::to_serde(&root));
+            out.json = Some(root);
             let why = format!(
                 "JSON ends early at line {} column {}: {}",
                 cut.line, cut.col, cut.msg
@@ -1601,13 +1600,22 @@ fn read_cut_json(text: &str, e: &serde_json::Error, out: &mut Parsed<'_>) {
             out.error = Some(format!("{why}; the part before it was read"));
             out.status = ParseStatus::Partial;
         }
-        _ => {
+        (_, e) => {
             out.status = ParseStatus::Failed;
-            out.error = Some(format!(
-                "invalid JSON at line {} column {}: {e}",
-                e.line(),
-                e.column()
-            ));
+            // serde_json's wording, as before this reader read these files (this path only
+            // runs for a file that is not JSON)
+            out.error = Some(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                Err(se) => format!(
+                    "invalid JSON at line {} column {}: {se}",
+                    se.line(),
+                    se.column()
+                ),
+                Ok(_) => format!(
+                    "invalid JSON at {}",
+                    e.map(|e| e.to_string())
+                        .unwrap_or_else(|| "line 1 column 1: no JSON value".into())
+                ),
+            });
         }
     }
 }
@@ -1707,6 +1715,40 @@ regex = '^mtu (?P<mtu>\d+)$'
 lines = ['^!']
 blocks = ['^router ']
 "#;
+
+    /// `format = "json"`: one read keeps each value's line (pretty: its own line; compact:
+    /// line 1), a cut document is `partial` at the cut, other text fails with serde_json's
+    /// wording as before.
+    #[test]
+    fn json_format_keeps_lines_and_reads_cut_documents() {
+        let spec = "platform = \"t\"\nname = \"T\"\n[[command]]\ncmd = \"show links | json\"\nallow_chars = \"|\"\nid = \"j\"\nformat = \"json\"\n";
+        let p = Platform::compile("t.toml", spec).unwrap_or_else(|e| panic!("{e:?}"));
+        let c = p.command_by_id("j").unwrap();
+        let mtu_line = |t: &str| {
+            let parsed = c.parse(t);
+            assert_eq!(parsed.status, ParseStatus::Passed, "{:?}", parsed.error);
+            let root = parsed.json.as_ref().and_then(json::Node::as_array).unwrap();
+            let eth2 = &root[1];
+            assert_eq!(
+                eth2.get("ifname").and_then(json::Node::as_str),
+                Some("eth2")
+            );
+            let mtu = eth2.get("mtu").unwrap();
+            (mtu.as_u64(), mtu.line)
+        };
+        let pretty = "[ {\n    \"ifname\": \"lo\",\n    \"mtu\": 65536\n  },{\n    \"ifname\": \"eth2\",\n    \"mtu\": 9000\n  } ]\n";
+        assert_eq!(mtu_line(pretty), (Some(9000), 6));
+        let compact = r#"[{"ifname":"lo","mtu":65536},{"ifname":"eth2","mtu":9000}]"#;
+        assert_eq!(mtu_line(compact), (Some(9000), 1));
+        let cut = c.parse(&pretty[..pretty.find("9000").unwrap_or(0) + 2]);
+        assert_eq!(cut.status, ParseStatus::Partial);
+        assert_eq!(cut.unrecognized[0].line, 6, "{:?}", cut.unrecognized);
+        let bad = c.parse("Device \"eth9\" does not exist.\n");
+        assert_eq!(bad.status, ParseStatus::Failed);
+        assert!(bad.json.is_none());
+        let e = bad.error.unwrap_or_default();
+        assert!(e.starts_with("invalid JSON at line 1 column 1: "), "{e}");
+    }
 
     #[test]
     fn nesting_ignores_and_unrecognized() {

@@ -135,7 +135,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
                 o.parsed
                     .json
                     .as_ref()
-                    .map(|v| super::linux::lldp_json(v, &o.src(1)))
+                    .map(|v| super::linux::lldp_json(v, o))
                     .unwrap_or_default()
             } else {
                 show::lldp_table(o)
@@ -207,21 +207,22 @@ fn kind_of(name: &str, typ: Option<&str>) -> &'static str {
 /// member's `address` is the bond's; `permaddr`, its own, is what it advertises. Nothing else
 /// is read: admin state and MTU come from the configuration.
 fn link_macs(dev: &mut Device, o: &Output) {
-    let Some(serde_json::Value::Array(links)) = &o.parsed.json else {
+    use crate::parser::json::Node;
+    let Some(links) = o.parsed.json.as_ref().and_then(Node::as_array) else {
         return;
     };
-    let src = o.src(1);
     for l in links {
-        let Some(name) = l.get("ifname").and_then(serde_json::Value::as_str) else {
+        let Some(name) = l.get("ifname").and_then(Node::as_str) else {
             continue;
         };
         let name = canonical_ifname(name);
         // the configuration's kind (an NVUE bond may have any name), else iproute2's, else
         // the name's
         let known_kind = dev.interfaces.iter().find(|i| i.name == name);
-        let kind = match (known_kind, l.pointer("/linkinfo/info_kind")) {
+        let info_kind = l.at(&["linkinfo", "info_kind"]).and_then(Node::as_str);
+        let kind = match (known_kind, info_kind) {
             (Some(i), _) => i.kind.clone(),
-            (None, Some(k)) if k == "bond" => "port-channel".to_string(),
+            (None, Some("bond")) => "port-channel".to_string(),
             (None, _) => kind_of(&name, None).to_string(),
         };
         if !matches!(kind.as_str(), "ethernet" | "port-channel") {
@@ -229,14 +230,15 @@ fn link_macs(dev: &mut Device, o: &Output) {
         }
         let perm = l
             .get("permaddr")
-            .or_else(|| l.pointer("/linkinfo/info_slave_data/perm_hwaddr"));
-        if let Some(mac) = [perm, l.get("address")]
+            .or_else(|| l.at(&["linkinfo", "info_slave_data", "perm_hwaddr"]));
+        // the MAC cites its own line
+        if let Some((mac, line)) = [perm, l.get("address")]
             .into_iter()
             .flatten()
-            .find_map(serde_json::Value::as_str)
-            .and_then(crate::text::mac)
+            .find_map(|n| Some((n.as_str()?, n.line)))
+            .and_then(|(m, line)| Some((crate::text::mac(m)?, line)))
         {
-            dev.iface(&name, &kind).mac = crate::model::known(mac, &src);
+            dev.iface(&name, &kind).mac = crate::model::known(mac, &o.src(line));
         }
     }
 }

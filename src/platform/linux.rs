@@ -21,7 +21,7 @@ use super::{BuildNotes, Output};
 use crate::model::{
     Device, Host, Interface, LldpNeighbor, ParseStatus, Rdma, Src, UndefinedRef, default_of, known,
 };
-use serde_json::Value;
+use crate::parser::json::Node;
 
 /// Command id of vendor-parsers/linux.toml → the reader of its output (meta-tested: every
 /// command has one, or says why not).
@@ -144,15 +144,16 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     // 5. LLDP
     for (_, o) in with_ids(outs, &["lldpctl-json", "lldpctl-json0"]) {
         if let Some(v) = &o.parsed.json {
-            for (ifname, nb) in lldp_json(v, &o.src(1)) {
+            for (ifname, nb) in lldp_json(v, o) {
                 set_neighbor(dev, &ifname, nb);
             }
         }
     }
     let mut lldp: Option<Src> = None;
     for (_, o) in with_ids(outs, &["lldpctl-json", "lldpctl-json0"]) {
-        if o.parsed.json.is_some() {
-            lldp.get_or_insert(o.src(1));
+        if let Some(v) = &o.parsed.json {
+            // the document's `lldp` member (LLDP ran), else its start
+            lldp.get_or_insert(o.src(v.member("lldp").map_or(v.line, |m| m.line)));
         }
     }
     for (_, o) in with_ids(outs, &["lldpctl-keyvalue"]) {
@@ -236,51 +237,53 @@ fn oper_from(state: Option<&str>, flags: &[&str]) -> Option<bool> {
     }
 }
 
+/// `ip -d -j link show`: every value cites its own line (a pretty-printed `-p` file puts
+/// each key on a line; compact output has one netdev per line).
 fn netdevs_json(dev: &mut Device, o: &Output) {
-    let Some(Value::Array(links)) = &o.parsed.json else {
+    let Some(links) = o.parsed.json.as_ref().and_then(Node::as_array) else {
         return;
     };
-    let src = o.src(1);
     for l in links {
-        let Some(name) = l.get("ifname").and_then(Value::as_str) else {
+        let Some((name, name_line)) = l.get("ifname").and_then(|n| Some((n.as_str()?, n.line)))
+        else {
             continue;
         };
-        let info = l.get("linkinfo");
-        let info_kind = info
-            .and_then(|i| i.get("info_kind"))
-            .and_then(Value::as_str);
-        let link_type = l.get("link_type").and_then(Value::as_str);
+        let info_kind = l.at(&["linkinfo", "info_kind"]).and_then(Node::as_str);
+        let link_type = l.get("link_type").and_then(Node::as_str);
         let kind = json_kind(info_kind, link_type);
-        let flags: Vec<&str> = l
-            .get("flags")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
+        let flags_node = l.get("flags");
+        let flags: Vec<&str> = flags_node
+            .and_then(Node::as_array)
+            .map(|a| a.iter().filter_map(Node::as_str).collect())
             .unwrap_or_default();
         let i = dev.iface(name, kind);
         i.kind = kind.to_string();
-        i.defined_at = Some(src.clone());
-        if l.get("flags").is_some() {
-            i.admin_up = known(flags.contains(&"UP"), &src);
+        i.defined_at = Some(o.src(name_line));
+        if let Some(f) = flags_node {
+            i.admin_up = known(flags.contains(&"UP"), &o.src(f.line));
         }
-        if let Some(up) = oper_from(l.get("operstate").and_then(Value::as_str), &flags) {
-            i.oper_up = known(up, &src);
-        }
-        if let Some(mtu) = l.get("mtu").and_then(Value::as_u64)
-            && let Ok(mtu) = u32::try_from(mtu)
+        if let Some(state) = l.get("operstate")
+            && let Some(up) = oper_from(state.as_str(), &flags)
         {
+            i.oper_up = known(up, &o.src(state.line));
+        }
+        if let Some(m) = l.get("mtu")
+            && let Some(mtu) = m.as_u64().and_then(|v| u32::try_from(v).ok())
+        {
+            let src = o.src(m.line);
             i.mtu = known(mtu, &src);
             i.mtu_raw = known(mtu, &src);
         }
         // a bond member's `address` is the bond's; lldpd advertises its permanent one
-        if let Some(mac) = ["permaddr", "address"]
+        if let Some((mac, line)) = ["permaddr", "address"]
             .iter()
-            .find_map(|k| l.get(*k).and_then(Value::as_str))
-            .and_then(crate::text::mac)
+            .find_map(|k| l.get(k).and_then(|n| Some((n.as_str()?, n.line))))
+            .and_then(|(m, line)| Some((crate::text::mac(m)?, line)))
         {
-            i.mac = known(mac, &src);
+            i.mac = known(mac, &o.src(line));
         }
         // bridge and VRF ports have a master too; `link_lags` keeps only LAG masters
-        if let Some(master) = l.get("master").and_then(Value::as_str) {
+        if let Some(master) = l.get("master").and_then(Node::as_str) {
             i.lag_parent = Some(master.to_string());
         }
     }
@@ -446,25 +449,33 @@ impl RdmaMap {
 }
 
 fn rdma_link_json(map: &mut RdmaMap, o: &Output) {
-    let Some(Value::Array(links)) = &o.parsed.json else {
+    let Some(links) = o.parsed.json.as_ref().and_then(Node::as_array) else {
         return;
     };
     for l in links {
         // iproute2 before 5.x printed "mlx5_0/1" as ifname, later the bare device name
-        let Some(name) = l.get("ifname").and_then(Value::as_str) else {
+        let Some(name) = l.get("ifname").and_then(Node::as_str) else {
             continue;
         };
         let devname = name.split('/').next().unwrap_or(name);
         let port = l
             .get("port")
-            .and_then(Value::as_u64)
+            .and_then(Node::as_u64)
             .and_then(|p| u8::try_from(p).ok())
             .or_else(|| name.split('/').nth(1).and_then(|p| p.parse().ok()));
-        let (Some(port), Some(netdev)) = (port, l.get("netdev").and_then(Value::as_str)) else {
+        let (Some(port), Some(netdev)) = (port, l.get("netdev").and_then(Node::as_str)) else {
             continue;
         };
-        let state = l.get("state").and_then(Value::as_str);
-        map.add(devname, port, netdev, state, o.src(1));
+        // the state is the one value kept: cited at its line (else the link's)
+        let state = l.get("state");
+        let line = state.map_or(l.line, |s| s.line);
+        map.add(
+            devname,
+            port,
+            netdev,
+            state.and_then(Node::as_str),
+            o.src(line),
+        );
     }
 }
 
@@ -938,91 +949,91 @@ fn neighbor_port(
 
 /// A JSON value seen through lldpd's `json0` wrapping (every value an array of objects and
 /// every scalar a `{"value": ...}`): the first element of an array, else the value itself.
-fn unwrap0(v: &Value) -> &Value {
-    match v {
-        Value::Array(a) => a.first().unwrap_or(v),
-        _ => v,
-    }
+fn unwrap0(v: &Node) -> &Node {
+    v.as_array().and_then(<[Node]>::first).unwrap_or(v)
 }
 
-fn str0(v: Option<&Value>) -> Option<&str> {
+/// A string as `json` (`"x"`) or `json0` (`[{"value": "x"}]`) writes it, with its line.
+fn str0(v: Option<&Node>) -> Option<(&str, u32)> {
     let v = unwrap0(v?);
-    v.as_str()
-        .or_else(|| v.get("value").and_then(Value::as_str))
+    let s = match v.as_str() {
+        Some(_) => v,
+        None => v.get("value")?,
+    };
+    Some((s.as_str()?, s.line))
 }
 
 /// The (interface, neighbor body) pairs of one element of `lldp.interface`.
-fn lldp_entries<'v>(item: &'v Value, entries: &mut Vec<(String, &'v Value)>) {
-    let Value::Object(m) = item else {
+fn lldp_entries<'v>(item: &'v Node, entries: &mut Vec<(&'v str, &'v Node)>) {
+    let Some(m) = item.as_object() else {
         return;
     };
-    if m.contains_key("name") {
+    if let Some(name) = item.get("name") {
         // json0: {"name": "eth2", "chassis": [...], ...}
-        if let Some(n) = str0(m.get("name")) {
-            entries.push((n.to_string(), item));
+        if let Some((n, _)) = str0(Some(name)) {
+            entries.push((n, item));
         }
     } else {
         // json: {"eth2": {...}}
-        for (n, body) in m {
-            entries.push((n.clone(), body));
+        for mb in m {
+            entries.push((&mb.key, &mb.value));
         }
     }
 }
 
-pub(crate) fn lldp_json(v: &Value, src: &Src) -> Vec<(String, LldpNeighbor)> {
+/// `lldpctl -f json` / `-f json0`. A neighbor cites the line of its system name (the chassis
+/// id's when it has none), as `lldpctl -f keyvalue` cites `chassis.name`.
+pub(crate) fn lldp_json(v: &Node, o: &Output) -> Vec<(String, LldpNeighbor)> {
     let mut out = Vec::new();
     let Some(lldp) = v.get("lldp").map(unwrap0) else {
         return out;
     };
-    let mut entries: Vec<(String, &Value)> = Vec::new();
-    match lldp.get("interface") {
-        Some(Value::Array(items)) => {
-            for item in items {
-                lldp_entries(item, &mut entries);
-            }
+    let mut entries: Vec<(&str, &Node)> = Vec::new();
+    if let Some(iface) = lldp.get("interface") {
+        match iface.as_array() {
+            Some(items) => items.iter().for_each(|i| lldp_entries(i, &mut entries)),
+            None => lldp_entries(iface, &mut entries),
         }
-        Some(obj @ Value::Object(_)) => lldp_entries(obj, &mut entries),
-        _ => {}
     }
     for (ifname, body) in entries {
         let chassis = body.get("chassis").map(unwrap0);
-        let (sysname, chassis_id) = match chassis {
-            Some(Value::Object(c)) if c.contains_key("id") => {
+        let (sysname, chassis_id) = match chassis.and_then(|c| Some((c, c.as_object()?))) {
+            Some((c, _)) if c.get("id").is_some() => {
                 // unnamed chassis (json) or json0 layout: the name is a field
                 (
                     str0(c.get("name")),
                     c.get("id").map(unwrap0).and_then(|i| str0(i.get("value"))),
                 )
             }
-            Some(Value::Object(c)) => match c.iter().next() {
+            Some((_, members)) => match members.first() {
                 // json: {"<system name>": {"id": {...}, ...}}
-                Some((n, inner)) => (
-                    Some(n.as_str()),
-                    inner.get("id").and_then(|i| str0(i.get("value"))),
+                Some(m) => (
+                    Some((m.key.as_str(), m.line)),
+                    m.value.get("id").and_then(|i| str0(i.get("value"))),
                 ),
                 None => (None, None),
             },
-            _ => (None, None),
+            None => (None, None),
         };
         let port = body.get("port").map(unwrap0);
         let id = port.and_then(|p| p.get("id")).map(unwrap0);
-        let id_type = id.and_then(|i| str0(i.get("type")));
-        let id_value = id.and_then(|i| str0(i.get("value")));
-        let descr = port.and_then(|p| str0(p.get("descr")));
-        let (Some(device), Some(port)) = (
+        let id_type = id.and_then(|i| str0(i.get("type"))).map(|t| t.0);
+        let id_value = id.and_then(|i| str0(i.get("value"))).map(|t| t.0);
+        let descr = port.and_then(|p| str0(p.get("descr"))).map(|t| t.0);
+        let (Some((device, line)), Some(port)) = (
             sysname.or(chassis_id),
             neighbor_port(id_type, id_value, descr),
         ) else {
             continue;
         };
         out.push((
-            ifname,
+            ifname.to_string(),
             LldpNeighbor {
                 device: device.to_string(),
                 port_id: id_value.filter(|v| *v != port).map(str::to_string),
                 port_descr: descr.filter(|d| !d.is_empty()).map(str::to_string),
                 port,
-                src: Some(src.clone()),
+                src: Some(o.src(line)),
             },
         ));
     }

@@ -15,6 +15,7 @@ mod fuzz_smoke; // every fuzz target, 1 s of mutations each: no panic, hang or m
 mod golden; // every parser: raw output in, normalized model out
 mod hostile_cost; // glob and table cost, strict [policy] (issues 19 and 17)
 mod hostile_snapshot; // links, special files, size caps, escapes, line endings (issue 19)
+mod issue14_json_lines; // issue 14 "What to build" 1: values of format = "json" outputs cite their lines
 mod issue14_reading; // issue 14 "What was seen": each shape through the CLI, as a user meets it
 mod issue15_points; // issue 15: each sub-point of "What was seen" through the CLI
 mod issue17_ci; // issue 17 items 6 and 8: review and CI formats, remediation

@@ -7,14 +7,8 @@ use crate::model::{
     Gds, GdsDriver, Host, Mount, Nvme, NvmeController, NvmeNamespace, NvmeNsPath, NvmePath,
     NvmeSubsystem, Sourced, Src, known,
 };
+use crate::parser::json::Node;
 use crate::platform::Output;
-use serde_json::Value;
-
-fn line_of(text: &str, needle: &str) -> u32 {
-    text.find(needle)
-        .map(|o| text[..o].bytes().filter(|b| *b == b'\n').count() as u32 + 1)
-        .unwrap_or(1)
-}
 
 /// `traddr=...` out of an NVMe address ("traddr=10.0.0.1,trsvcid=4420" or, nvme-cli 1.x,
 /// "traddr=10.0.0.1 trsvcid=4420 host_traddr=...").
@@ -24,8 +18,8 @@ fn traddr(addr: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-fn path_from_json(v: &Value) -> Option<NvmePath> {
-    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+fn path_from_json(v: &Node) -> Option<NvmePath> {
+    let s = |k: &str| v.get(k).and_then(Node::as_str).map(str::to_string);
     let addr = s("Address");
     Some(NvmePath {
         controller: s("Name")?,
@@ -72,36 +66,38 @@ fn list_subsys_json(o: &Output) -> Vec<NvmeSubsystem> {
     let Some(v) = &o.parsed.json else {
         return Vec::new();
     };
-    let text = o.parsed.text();
-    let hosts: Vec<&Value> = match v {
-        Value::Array(a) => a.iter().collect(),
-        other => vec![other],
+    let hosts: Vec<&Node> = match v.as_array() {
+        Some(a) => a.iter().collect(),
+        None => vec![v],
     };
     let mut out: Vec<NvmeSubsystem> = Vec::new();
     for h in hosts {
-        let Some(list) = h.get("Subsystems").and_then(Value::as_array) else {
+        let Some(list) = h.get("Subsystems").and_then(Node::as_array) else {
             continue;
         };
         for item in list {
-            if let Some(nqn) = item.get("NQN").and_then(Value::as_str) {
+            // a subsystem cites the line of its NQN
+            if let Some(nqn_node) = item.get("NQN")
+                && let Some(nqn) = nqn_node.as_str()
+            {
                 let name = item
                     .get("Name")
-                    .and_then(Value::as_str)
+                    .and_then(Node::as_str)
                     .unwrap_or("")
                     .to_string();
                 out.push(NvmeSubsystem {
-                    line: line_of(text, &format!("\"{nqn}\"")),
+                    line: nqn_node.line,
                     file: o.file.to_string(),
                     name,
                     nqn: nqn.to_string(),
                     iopolicy: item
                         .get("IOPolicy")
-                        .and_then(Value::as_str)
+                        .and_then(Node::as_str)
                         .map(str::to_string),
                     ..Default::default()
                 });
             }
-            if let Some(paths) = item.get("Paths").and_then(Value::as_array)
+            if let Some(paths) = item.get("Paths").and_then(Node::as_array)
                 && let Some(s) = out.last_mut()
             {
                 s.paths.extend(paths.iter().filter_map(path_from_json));

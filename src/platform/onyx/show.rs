@@ -5,9 +5,9 @@
 
 use super::{canonical_ifname, kind_of, set, size_bytes};
 use crate::model::{Device, Field, Interface, LldpNeighbor, Src, known};
+use crate::parser::json::{Member, Node};
 use crate::platform::util::fill;
 use crate::platform::{Output, util};
-use serde_json::Value;
 
 /// The interfaces QoS facts apply to (physical ports and port-channels).
 fn qos_ports(dev: &mut Device) -> impl Iterator<Item = &mut Interface> {
@@ -28,23 +28,6 @@ fn trust_word(t: &str) -> Option<&'static str> {
         "L2" | "PCP" => Some("pcp"),
         "BOTH" => Some("both"),
         _ => None,
-    }
-}
-
-/// 1-based line of the first occurrence of `needle` at or after byte `from` (1 if absent).
-fn line_of(text: &str, needle: &str, from: usize) -> (u32, usize) {
-    let from = from.min(text.len());
-    match text.get(from..).and_then(|t| t.find(needle)) {
-        Some(off) => {
-            let at = from + off;
-            let line = text.as_bytes()[..at]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count() as u32
-                + 1;
-            (line, at)
-        }
-        None => (1, from),
     }
 }
 
@@ -274,47 +257,45 @@ pub(super) fn dcb_pfc(dev: &mut Device, o: &Output) {
     }
 }
 
+/// The members of a `| json-print` document that is one object, or a list of objects.
+fn tables(v: &Node) -> Vec<&[Member]> {
+    match v.as_array() {
+        Some(a) => a.iter().filter_map(Node::as_object).collect(),
+        None => v.as_object().into_iter().collect(),
+    }
+}
+
 pub(super) fn dcb_pfc_json(dev: &mut Device, o: &Output) {
     let Some(v) = &o.parsed.json else {
         return;
     };
-    let text = o.parsed.text();
     // Older releases: {"Eth1/1": [{"PFC admin": .., "PFC oper": ..}], ...}; newer ones wrap the
     // global part and the port table in a list.
-    let tables: Vec<&serde_json::Map<String, Value>> = match v {
-        Value::Object(m) => vec![m],
-        Value::Array(a) => a.iter().filter_map(Value::as_object).collect(),
-        _ => Vec::new(),
-    };
+    let tables = tables(v);
     let mut enabled: Option<Vec<u8>> = None;
-    for t in &tables {
-        for (k, val) in t.iter() {
-            if k.contains("Enabled List") {
-                enabled = val.as_str().map(sp_list);
-            }
+    for m in tables.iter().copied().flatten() {
+        if m.key.contains("Enabled List") {
+            enabled = m.value.as_str().map(sp_list);
         }
     }
-    let mut from = 0;
-    for t in &tables {
-        for (k, val) in t.iter() {
-            let name = canonical_ifname(k);
-            if !matches!(kind_of(&name), "ethernet" | "port-channel") {
-                continue;
-            }
-            let row = val.as_array().and_then(|a| a.first()).unwrap_or(val);
-            let admin = row.get("PFC admin").and_then(Value::as_str).unwrap_or("");
-            let oper = row.get("PFC oper").and_then(Value::as_str).unwrap_or("");
-            let (line, at) = line_of(text, &format!("\"{k}\""), from);
-            from = at;
-            let i = dev.iface(&name, kind_of(&name));
-            pfc_row(
-                i,
-                admin,
-                oper.eq_ignore_ascii_case("enabled"),
-                enabled.as_deref(),
-                &o.src(line),
-            );
+    for m in tables.iter().copied().flatten() {
+        let name = canonical_ifname(&m.key);
+        if !matches!(kind_of(&name), "ethernet" | "port-channel") {
+            continue;
         }
+        let val = &m.value;
+        let row = val.as_array().and_then(<[Node]>::first).unwrap_or(val);
+        let admin = row.get("PFC admin").and_then(Node::as_str).unwrap_or("");
+        let oper = row.get("PFC oper").and_then(Node::as_str).unwrap_or("");
+        let i = dev.iface(&name, kind_of(&name));
+        // the port's row, cited at the port's name
+        pfc_row(
+            i,
+            admin,
+            oper.eq_ignore_ascii_case("enabled"),
+            enabled.as_deref(),
+            &o.src(m.line),
+        );
     }
 }
 
@@ -387,36 +368,37 @@ pub(super) fn interfaces_ethernet(dev: &mut Device, o: &Output) {
     }
 }
 
+/// `show interfaces ethernet | json-print`: each value cites its own line.
 pub(super) fn interfaces_ethernet_json(dev: &mut Device, o: &Output) {
-    let Some(Value::Array(items)) = &o.parsed.json else {
+    let Some(items) = o.parsed.json.as_ref().and_then(Node::as_array) else {
         return;
     };
-    let text = o.parsed.text();
-    let mut from = 0;
     for it in items {
-        let Some(name) = it.get("header").and_then(Value::as_str) else {
+        let Some(name) = it.get("header").and_then(Node::as_str) else {
             continue;
         };
-        let (line, at) = line_of(text, &format!("\"{name}\""), from);
-        from = at;
-        let src = o.src(line);
-        let field = |k: &str| it.get(k).and_then(Value::as_str);
+        let field = |k: &str| it.get(k).and_then(|n| Some((n.as_str()?, o.src(n.line))));
         let i = iface(dev, name);
-        if let Some(a) = field("Admin state") {
+        if let Some((a, src)) = field("Admin state") {
             set(&mut i.admin_up, known(a == "Enabled", &src));
         }
-        if let Some(s) = field("Operational state") {
+        if let Some((s, src)) = field("Operational state") {
             set(&mut i.oper_up, known(s.starts_with("Up"), &src));
         }
         // "1500 bytes(Maximum packet size 1522 bytes)"
-        if let Some(m) = field("MTU").and_then(|m| m.split_whitespace().next()?.parse().ok()) {
+        if let Some((m, src)) = field("MTU")
+            && let Some(m) = m.split_whitespace().next().and_then(|m| m.parse().ok())
+        {
             set(&mut i.mtu, known(m, &src));
             set(&mut i.mtu_raw, known(m, &src));
         }
-        if let Some(g) = field("Actual speed").and_then(speed_of) {
+        if let Some((s, src)) = field("Actual speed")
+            && let Some(g) = speed_of(s)
+        {
             set(&mut i.speed_gbps, known(g, &src));
         }
-        if let Some((rx, tx)) = field("Flow-control").and_then(flow_control)
+        if let Some((f, src)) = field("Flow-control")
+            && let Some((rx, tx)) = flow_control(f)
             && i.kind == "ethernet"
         {
             set(&mut i.link_pause.rx, known(rx, &src));
@@ -433,14 +415,13 @@ type CcRow = (usize, Field<bool>, Field<bool>, Field<u64>, Field<u64>);
 // ---------------------------------------------------------------------------------------------
 
 pub(super) fn congestion_control_json(dev: &mut Device, o: &Output) {
-    let Some(Value::Array(items)) = &o.parsed.json else {
+    let Some(items) = o.parsed.json.as_ref().and_then(Node::as_array) else {
         return;
     };
-    let text = o.parsed.text();
     // The port: {"Interface ethernet": "1/1", ...}; else the command's argument.
     let port = items
         .iter()
-        .find_map(|it| it.get("Interface ethernet").and_then(Value::as_str))
+        .find_map(|it| it.get("Interface ethernet").and_then(Node::as_str))
         .map(|id| format!("Eth{id}"))
         .or_else(|| {
             o.args
@@ -450,38 +431,38 @@ pub(super) fn congestion_control_json(dev: &mut Device, o: &Output) {
     let Some(port) = port else {
         return;
     };
-    let mut from = 0;
     let mut rows: Vec<CcRow> = Vec::new();
     for it in items {
-        let Some(tc) = it
-            .get("header")
-            .and_then(Value::as_str)
+        let Some(header) = it.get("header") else {
+            continue;
+        };
+        let Some(tc) = header
+            .as_str()
             .and_then(|h| h.strip_prefix("TC-"))
             .and_then(|t| t.parse::<usize>().ok())
             .filter(|t| *t < 8)
         else {
             continue;
         };
-        let (line, at) = line_of(text, &format!("\"TC-{tc}\""), from);
-        from = at;
-        let src = o.src(line);
-        let mode = it
-            .get("Mode")
-            .and_then(Value::as_str)
+        // ECN and RED cite the `Mode` line, each threshold its own (the TC's line without them)
+        let mode_node = it.get("Mode");
+        let mode_src = o.src(mode_node.map_or(header.line, |m| m.line));
+        let mode = mode_node
+            .and_then(Node::as_str)
             .unwrap_or("")
             .to_ascii_lowercase();
         let ecn = mode.contains("ecn");
         let red = mode.contains("red");
-        let absolute = it.get("Threshold mode").and_then(Value::as_str) == Some("absolute");
+        let absolute = it.get("Threshold mode").and_then(Node::as_str) == Some("absolute");
         let th = |k: &str| -> Field<u64> {
-            let v = it.get(k).and_then(Value::as_str)?;
-            let b = size_bytes(v).filter(|_| absolute && ecn)?;
-            known(b, &src)
+            let n = it.get(k)?;
+            let b = size_bytes(n.as_str()?).filter(|_| absolute && ecn)?;
+            known(b, &o.src(n.line))
         };
         rows.push((
             tc,
-            known(ecn, &src),
-            known(red, &src),
+            known(ecn, &mode_src),
+            known(red, &mode_src),
             th("Minimum threshold"),
             th("Maximum threshold"),
         ));
@@ -506,48 +487,46 @@ pub(super) fn qos_interface_json(dev: &mut Device, o: &Output) {
     let Some(v) = &o.parsed.json else {
         return;
     };
-    let text = o.parsed.text();
-    let ports: Vec<(&String, &Value)> = match v {
-        Value::Array(a) => a
-            .iter()
-            .filter_map(Value::as_object)
-            .flat_map(|m| m.iter())
-            .collect(),
-        Value::Object(m) => m.iter().collect(),
-        _ => Vec::new(),
-    };
-    for (name, parts) in ports {
-        let cname = canonical_ifname(name);
+    for port in tables(v).into_iter().flatten() {
+        let cname = canonical_ifname(&port.key);
         if !matches!(kind_of(&cname), "ethernet" | "port-channel") {
             continue;
         }
-        let Some(parts) = parts.as_array() else {
+        let Some(parts) = port.value.as_array() else {
             continue;
         };
-        let (line, _) = line_of(text, &format!("\"{name}\""), 0);
-        let src = o.src(line);
-        let mut trust: Option<&'static str> = None;
-        let mut rewrite_dscp: Option<bool> = None;
+        // the maps come from two tables: cited at the port's name; trust and the rewrite
+        // switch at their own lines
+        let src = o.src(port.line);
+        let mut trust: Option<(&'static str, Src)> = None;
+        let mut rewrite_dscp: Option<(bool, Src)> = None;
         let mut dscp_sp: [Option<u8>; 64] = [None; 64];
         let mut sp_tc: [Option<u8>; 8] = [None; 8];
         let mut sp_dscp: [Option<u8>; 8] = [None; 8];
-        for part in parts.iter().filter_map(Value::as_object) {
-            for (k, val) in part {
+        for part in parts.iter().filter_map(Node::as_object) {
+            for Member {
+                key: k,
+                line,
+                value: val,
+            } in part
+            {
                 if k == "Trust mode" {
-                    trust = val.as_str().and_then(trust_word);
+                    trust = val.as_str().and_then(trust_word).map(|t| (t, o.src(*line)));
                 } else if k == "DSCP rewrite" {
-                    rewrite_dscp = val.as_str().map(|s| s.starts_with("enable"));
+                    rewrite_dscp = val
+                        .as_str()
+                        .map(|s| (s.starts_with("enable"), o.src(*line)));
                 } else if k.contains("to switch-priority mapping") {
                     // [{"2(0) 2(1)": [{"switch-priority": "2", "DSCP": "16 17 ..."}], ...}]
                     for group in val.as_array().into_iter().flatten() {
-                        for entries in group.as_object().into_iter().flat_map(|m| m.values()) {
-                            for e in entries.as_array().into_iter().flatten() {
+                        for entries in group.as_object().into_iter().flatten() {
+                            for e in entries.value.as_array().into_iter().flatten() {
                                 let sp = e
                                     .get("switch-priority")
-                                    .and_then(Value::as_str)
+                                    .and_then(Node::as_str)
                                     .and_then(|s| s.trim().parse::<u8>().ok())
                                     .filter(|s| *s < 8);
-                                let dscps = e.get("DSCP").and_then(Value::as_str).unwrap_or("");
+                                let dscps = e.get("DSCP").and_then(Node::as_str).unwrap_or("");
                                 for d in dscps
                                     .split_whitespace()
                                     .filter_map(|d| d.parse::<usize>().ok())
@@ -562,15 +541,16 @@ pub(super) fn qos_interface_json(dev: &mut Device, o: &Output) {
                 } else if k.contains("rewrite mapping") {
                     // [{"Egress Interface": ..}, {"3": [{"PCP(DEI)": "3(0)", "TC": "3", "DSCP": "24"}], ...}]
                     for group in val.as_array().into_iter().flatten() {
-                        for (spk, entries) in group.as_object().into_iter().flatten() {
-                            let Some(sp) = spk.trim().parse::<usize>().ok().filter(|s| *s < 8)
+                        for entries in group.as_object().into_iter().flatten() {
+                            let Some(sp) =
+                                entries.key.trim().parse::<usize>().ok().filter(|s| *s < 8)
                             else {
                                 continue;
                             };
-                            let e = entries.as_array().and_then(|a| a.first());
+                            let e = entries.value.as_array().and_then(<[Node]>::first);
                             let num = |f: &str| {
                                 e.and_then(|e| e.get(f))
-                                    .and_then(Value::as_str)
+                                    .and_then(Node::as_str)
                                     .and_then(|s| s.trim().parse::<u8>().ok())
                             };
                             sp_tc[sp] = num("TC").filter(|t| *t < 8);
@@ -581,8 +561,8 @@ pub(super) fn qos_interface_json(dev: &mut Device, o: &Output) {
             }
         }
         let i = dev.iface(&cname, kind_of(&cname));
-        if let Some(t) = trust {
-            set(&mut i.trust, known(t.to_string(), &src));
+        if let Some((t, tsrc)) = trust {
+            set(&mut i.trust, known(t.to_string(), &tsrc));
         }
         let full_sp: Option<Vec<u8>> = dscp_sp.iter().copied().collect();
         let full_tc: Option<Vec<u8>> = sp_tc.iter().copied().collect();
@@ -600,8 +580,8 @@ pub(super) fn qos_interface_json(dev: &mut Device, o: &Output) {
             i.maps.pcp_to_tc = Default::default();
         }
         match rewrite_dscp {
-            Some(false) => set(&mut i.dscp_rewrites, known(Vec::new(), &src)),
-            Some(true) => {
+            Some((false, rsrc)) => set(&mut i.dscp_rewrites, known(Vec::new(), &rsrc)),
+            Some((true, _)) => {
                 // A packet leaves with the DSCP of its switch priority's rewrite entry.
                 if let (Some(dsp), Some(rw)) = (
                     &full_sp,
@@ -623,28 +603,32 @@ pub(super) fn qos_interface_json(dev: &mut Device, o: &Output) {
 // ---------------------------------------------------------------------------------------------
 
 pub(super) fn traffic_pool_json(dev: &mut Device, o: &Output) {
-    let Some(Value::Object(m)) = &o.parsed.json else {
+    let Some(m) = o.parsed.json.as_ref().and_then(Node::as_object) else {
         return;
     };
-    let text = o.parsed.text();
     let mut total: Option<u64> = None;
     let mut first_src: Option<Src> = None;
     let mut lossless_sps: Vec<(u8, String, Src)> = Vec::new();
-    for (name, v) in m {
-        let Some(pool) = v.as_array().and_then(|a| a.first()) else {
+    for Member {
+        key: name,
+        line,
+        value: v,
+    } in m
+    {
+        let Some(pool) = v.as_array().and_then(<[Node]>::first) else {
             continue;
         };
-        let Some(ty) = pool.get("Type").and_then(Value::as_str) else {
+        let Some(ty) = pool.get("Type").and_then(Node::as_str) else {
             continue;
         };
         if ty != "lossless" {
             continue;
         }
-        let (line, _) = line_of(text, &format!("\"{name}\""), 0);
-        let src = o.src(line);
+        // a pool cites the line of its name
+        let src = o.src(*line);
         let mem = pool
             .get("Memory actual")
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .and_then(size_bytes);
         total = match (total, mem) {
             (t, Some(b)) => Some(t.unwrap_or(0) + b),
@@ -653,7 +637,7 @@ pub(super) fn traffic_pool_json(dev: &mut Device, o: &Output) {
         first_src.get_or_insert(src.clone());
         let sps = pool
             .get("Switch Priorities")
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .map(sp_list)
             .unwrap_or_default();
         lossless_sps.extend(sps.into_iter().map(|s| (s, name.clone(), src.clone())));
@@ -690,7 +674,6 @@ mod tests {
         assert_eq!(speed_of("100G"), Some(100.0));
         assert_eq!(speed_of("Unknown"), None);
         assert_eq!(trust_word("L3"), Some("dscp"));
-        assert_eq!(line_of("a\nb\n\"x\"", "\"x\"", 0).0, 3);
     }
 }
 
