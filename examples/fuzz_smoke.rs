@@ -8,6 +8,14 @@
 //! each failing input saved under `--out` (default target/fuzz-smoke/); exit 1 on any failure.
 //! `--write-seeds DIR` writes the seed inputs as `DIR/<target>/seed-<hash>` for `cargo fuzz`
 //! (scripts/fuzz-lib.sh) and exits.
+//!
+//! `--adversarial BYTES [--cases NAME,..] [--max-ratio R] [TARGET...]` measures each target's
+//! peak heap on inputs built to cost the most per byte (`src/fuzzing/adversarial.rs`: one huge
+//! line, tiny lines, deep nesting, short interface stanzas, every command's fixture
+//! replicated), measured warm, against the input's size; the fixed base (parsers and rules
+//! loaded) is printed apart. SECURITY.md "Fuzzing" has the figures; by hand:
+//!
+//!     cargo run --release --example fuzz_smoke -- --adversarial 1048576
 
 use clap::Parser;
 use fabric_audit::fuzzing::alloc::PeakAlloc;
@@ -52,8 +60,95 @@ struct Args {
     /// Run the (first) target once on each of these files and print its peak memory.
     #[arg(long)]
     input: Vec<PathBuf>,
+    /// Measure peak memory on the adversarial inputs of this many bytes
+    /// (`fuzzing::adversarial`): one line per input, then the worst per target.
+    #[arg(long)]
+    adversarial: Option<usize>,
+    /// With --adversarial: exit 1 when an input's peak exceeds this many times its size.
+    #[arg(long)]
+    max_ratio: Option<f64>,
+    /// With --adversarial: only the inputs whose name starts with one of these.
+    #[arg(long, value_delimiter = ',')]
+    cases: Vec<String>,
     /// Targets to run (default: all fuzz targets).
     targets: Vec<String>,
+}
+
+/// Peak heap of one run of `target` on `data`, warm (parsers compiled, rules loaded), and
+/// the wall time it took.
+fn measure(target: &str, data: &[u8]) -> (usize, std::time::Duration) {
+    let before = fabric_audit::fuzzing::alloc::reset_peak();
+    let t = std::time::Instant::now();
+    fabric_audit::fuzzing::replay(target, data);
+    (
+        fabric_audit::fuzzing::alloc::peak().saturating_sub(before),
+        t.elapsed(),
+    )
+}
+
+/// `--adversarial SIZE`: every target's adversarial inputs, one line each (bytes, peak heap,
+/// peak ÷ bytes, ms), then per target the worst ratio and the heap live before its inputs
+/// (parsers and rules loaded, each file kind run once, and what earlier targets of the same
+/// run left cached: not the input's doing, and not counted in its peak).
+fn adversarial(
+    targets: &[String],
+    root: &std::path::Path,
+    size: usize,
+    max: Option<f64>,
+    only: &[String],
+) -> ExitCode {
+    use fabric_audit::fuzzing::{adversarial, alloc};
+    use fabric_audit::model::{Interface, PriorityGroup, Queue};
+    use std::mem::size_of;
+    // What one port costs before any allocation of its own (8 queues and 8 priority groups
+    // each), for reading the figures below.
+    println!(
+        "# inline bytes: Interface {} + 8 × Queue {} + 8 × PriorityGroup {}",
+        size_of::<Interface>(),
+        size_of::<Queue>(),
+        size_of::<PriorityGroup>()
+    );
+    println!("target\tinput\tbytes\tpeak_bytes\tratio\tms");
+    let mut worst_all: Vec<(String, f64, String, usize)> = Vec::new();
+    for t in targets {
+        smoke::warm_up(t, smoke::selector(t));
+        let base = alloc::live();
+        let mut worst = (0.0f64, String::new());
+        let chosen = adversarial::cases(t, root, size)
+            .into_iter()
+            .filter(|c| only.is_empty() || only.iter().any(|o| c.name.starts_with(o.as_str())));
+        for c in chosen {
+            // Run once to compile what this file kind needs, then measure warm.
+            let _ = measure(t, &c.data[..c.data.len().min(4096)]);
+            let (peak, took) = measure(t, &c.data);
+            let ratio = peak as f64 / c.data.len().max(1) as f64;
+            println!(
+                "{t}\t{}\t{}\t{peak}\t{ratio:.1}\t{}",
+                c.name,
+                c.data.len(),
+                took.as_millis()
+            );
+            if ratio > worst.0 {
+                worst = (ratio, c.name);
+            }
+        }
+        worst_all.push((t.clone(), worst.0, worst.1, base));
+    }
+    println!("\ntarget\tworst_ratio\tworst_input\tlive_before_bytes");
+    let mut failed = false;
+    for (t, r, name, base) in &worst_all {
+        let over = max.is_some_and(|m| *r > m);
+        failed |= over;
+        println!(
+            "{t}\t{r:.1}\t{name}\t{base}{}",
+            if over { "\tOVER" } else { "" }
+        );
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn main() -> ExitCode {
@@ -94,6 +189,9 @@ fn main() -> ExitCode {
             println!("{t}\t{} seeds", seeds.len());
         }
         return ExitCode::SUCCESS;
+    }
+    if let Some(size) = a.adversarial {
+        return adversarial(&targets, &root, size, a.max_ratio, &a.cases);
     }
     if !a.input.is_empty() {
         smoke::warm_up(&targets[0], smoke::selector(&targets[0]));

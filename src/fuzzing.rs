@@ -6,6 +6,7 @@
 //! The crashes the fuzzers found are kept as files in `fuzz/regressions/<target>/` and replayed
 //! by a test (tests/spec/fuzz_regressions.rs) on every run, without a fuzzer.
 
+pub mod adversarial;
 pub mod alloc;
 pub mod mutate;
 pub mod smoke;
@@ -146,8 +147,30 @@ pub fn waivers(data: &[u8]) {
     }
 }
 
+/// The rule catalog, made once: it is the rules' own text, the same for every input.
+fn full_catalog() -> &'static [crate::report::input::RuleEntry] {
+    static C: OnceLock<Vec<crate::report::input::RuleEntry>> = OnceLock::new();
+    C.get_or_init(|| crate::audit::catalog(rules()))
+}
+
+/// The catalog entries an audit's reports can show differently because of its input: the
+/// rules its findings name, and the first rule (so a catalog entry without a finding is
+/// rendered too). The other entries are the rules' own text, rendered the same for every
+/// input (SARIF's `tool.driver.rules` is 137 KB of it, most of a report's work per input).
+fn catalog_for(findings: &[crate::finding::Finding]) -> Vec<crate::report::input::RuleEntry> {
+    let named: std::collections::BTreeSet<&str> =
+        findings.iter().map(|f| f.rule.as_str()).collect();
+    full_catalog()
+        .iter()
+        .enumerate()
+        .filter(|(i, e)| *i == 0 || named.contains(e.id.as_str()))
+        .map(|(_, e)| e.clone())
+        .collect()
+}
+
 /// Every report format on a model built from fuzzed input: `data[0]` picks the platform, the
-/// rest is [`device_input`]'s.
+/// rest is [`device_input`]'s. The formats a review renders (concise, HTML, markdown, SARIF,
+/// JUnit, GitHub) share one [`crate::report::input::Review`], as the CLI's one render does.
 pub fn reports(data: &[u8]) {
     let Some((p, rest)) = data.split_first() else {
         return;
@@ -159,6 +182,7 @@ pub fn reports(data: &[u8]) {
     let (policy, notices) = crate::audit::resolve_policy(rules(), &snap);
     let fabric = crate::fabric::assemble(parsers(), &snap, policy, notices);
     let (findings, passes) = crate::rules::eval::evaluate_with_passes(rules(), &fabric);
+    let catalog = catalog_for(&findings);
     let audit = Audit {
         fabric,
         findings,
@@ -166,11 +190,15 @@ pub fn reports(data: &[u8]) {
         passes,
         probes: Vec::new(),
         waived: Vec::new(),
-        catalog: crate::audit::catalog(rules()),
+        catalog,
     };
     use crate::report::Format::*;
-    for f in [Table, Json, Model, Html, Markdown, Sarif, Junit, Github] {
+    for f in [Table, Json, Model] {
         let _ = crate::report::render(&audit, f, false);
+    }
+    let review = crate::report::input::Review::of_audit(&audit, "snapshot");
+    for f in [Concise, Html, Markdown, Sarif, Junit, Github] {
+        let _ = crate::report::render_review(&review, f, false);
     }
 }
 

@@ -123,3 +123,68 @@ fn tempdir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// The adversarial inputs' table (`fuzz_smoke --adversarial`): (target, input, ratio) rows.
+fn adversarial(size: usize, cases: &str, targets: &[&str]) -> (Vec<(String, String, f64)>, String) {
+    let o = smoke()
+        .args(["--adversarial", &size.to_string(), "--cases", cases])
+        .args(targets)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    let rows = t
+        .lines()
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|r| r.len() == 6 && r[1] != "input")
+        .map(|r| {
+            (
+                r[0].to_string(),
+                r[1].to_string(),
+                r[4].parse().unwrap_or(f64::MAX),
+            )
+        })
+        .collect();
+    (rows, t)
+}
+
+/// Issue 19, "peak memory ≤ 20× the input size", on what holds today at 1 MiB: a single
+/// 1 MiB line and 1 MiB of nesting (braces, brackets) on every platform reader, and 1 MiB of
+/// short interface stanzas on Cumulus NVUE (the one platform that keeps them within 20×).
+/// Peak heap is counted per input by the example's allocator, measured warm (the parsers and
+/// rules loaded are the fixed base, not the input's).
+#[test]
+fn one_mebibyte_adversarial_inputs_stay_within_20_times_where_shown() {
+    let platforms: Vec<String> = fabric_audit::fuzzing::smoke::TARGETS
+        .iter()
+        .filter(|t| t.starts_with("platform_"))
+        .map(|t| t.to_string())
+        .collect();
+    let p: Vec<&str> = platforms.iter().map(String::as_str).collect();
+    let (rows, t) = adversarial(1 << 20, "one-line,deep-nesting,deep-brackets", &p);
+    assert_eq!(rows.len(), 3 * p.len(), "{t}");
+    let (more, t2) = adversarial(1 << 20, "stanzas", &["platform_cumulus"]);
+    assert_eq!(more.len(), 1, "{t2}");
+    for (target, input, ratio) in rows.iter().chain(&more) {
+        assert!(
+            *ratio <= 20.0,
+            "{target} {input}: {ratio}× its size at peak\n{t}{t2}"
+        );
+    }
+}
+
+/// Issue 19's bound on every adversarial input of every target at 1 MiB. Not met yet: a port
+/// costs about 6.7 KB of model before any value (an `Interface` of 1,720 bytes, 8 queues of
+/// 368 and 8 priority groups of 256), so 1 MiB of 22-byte `interface EthernetX/Y` lines holds
+/// 48,000 ports at ~530× the input; an unrecognized line is a 32-byte record (`a\n` lines:
+/// 50×); and finding a port by name is a scan, quadratic in ports per device (20 s in a
+/// release build for that input). The TOML and JSON readers hold a parsed tree of several
+/// times the text (1 MiB of short stanzas: CONFIG_DB 24×, waivers 54×, fabric.toml 62×,
+/// inventories 70-93×). Run it with `--ignored` once these are smaller.
+#[test]
+#[ignore = "issue 19: per-port model and per-line records exceed 20x (SECURITY.md Fuzzing)"]
+fn every_adversarial_input_stays_within_20_times() {
+    let (rows, t) = adversarial(1 << 20, "", &[]);
+    let over: Vec<_> = rows.iter().filter(|r| r.2 > 20.0).collect();
+    assert!(over.is_empty(), "{over:?}\n{t}");
+}

@@ -147,7 +147,11 @@ pub(super) struct Cfg {
     pub(super) pools: BTreeMap<String, Pool>,
     pub(super) wd_poll_ms: Option<At<f64>>,
     pub(super) wd_robustness: Option<At<f64>>,
+    /// Only [`Cfg::iface`] adds to it (it keeps `iface_at` in step).
     pub(super) ifaces: Vec<IfCfg>,
+    /// Where each name is in `ifaces`: a lookup per line instead of a scan, which made a file
+    /// naming n interfaces cost n² (issue 19: NCLU lines replicated to 256 KiB took 142 s).
+    iface_at: std::collections::HashMap<String, usize>,
     /// References to profiles the config never defines: (output index, family, name, line).
     pub(super) refs: Vec<(usize, &'static str, String, u32)>,
     /// Lines read but not understood (an interface range that cannot be expanded): where, why.
@@ -157,7 +161,7 @@ pub(super) struct Cfg {
 impl Cfg {
     /// The interface `name`, created at `src` when new.
     pub(super) fn iface(&mut self, name: &str, src: &Src, implied: bool) -> &mut IfCfg {
-        if let Some(pos) = self.ifaces.iter().position(|i| i.name == name) {
+        if let Some(&pos) = self.iface_at.get(name) {
             let i = &mut self.ifaces[pos];
             if i.implied && !implied {
                 i.implied = false;
@@ -179,6 +183,7 @@ impl Cfg {
             implied,
         });
         let last = self.ifaces.len() - 1;
+        self.iface_at.insert(name.to_string(), last);
         &mut self.ifaces[last]
     }
 

@@ -214,7 +214,7 @@ fn dscp_value(s: &str) -> Option<u8> {
     }
     if let Some(n) = t.strip_prefix("cs") {
         let n: u8 = n.parse().ok()?;
-        return (n < 8).then_some(n * 8);
+        return (n < 8).then(|| n * 8);
     }
     if let Some(xy) = t.strip_prefix("af") {
         let b = xy.as_bytes();
@@ -715,6 +715,7 @@ mod tests {
         assert_eq!(eos_speed("auto 25gfull"), Some(25.0));
         assert_eq!(eos_speed("sfp-1000baset auto 100full"), None);
         assert_eq!(dscp_value("ef"), Some(46));
+        assert_eq!(dscp_value("cs32"), None);
         assert_eq!(dscp_value("af31"), Some(26));
         assert_eq!(dscp_value("cs6"), Some(48));
         assert_eq!(dscp_value("64"), None);

@@ -220,7 +220,7 @@ pub(super) fn dscp_of(v: &str, aliases: &BTreeMap<String, u8>) -> Option<u8> {
     }
     if let Some(n) = v.strip_prefix("cs") {
         let n: u8 = n.parse().ok()?;
-        return (n < 8).then_some(n * 8);
+        return (n < 8).then(|| n * 8);
     }
     if let Some(xy) = v.strip_prefix("af") {
         let b = xy.as_bytes();
@@ -802,6 +802,8 @@ mod tests {
         assert_eq!(dscp_of("011010", &none), Some(26));
         assert_eq!(dscp_of("af31", &none), Some(26));
         assert_eq!(dscp_of("cs6", &none), Some(48));
+        // `cs32` × 8 overflows a u8: found by fuzzing (issue 19), now refused, not a panic.
+        assert_eq!(dscp_of("cs32", &none), None);
         assert_eq!(dscp_of("ef", &none), Some(46));
         assert_eq!(dscp_of("0110", &none), None);
         let mut a = BTreeMap::new();

@@ -206,7 +206,7 @@ fn dscp_name(s: &str) -> Option<u8> {
     }
     if let Some(n) = s.strip_prefix("cs") {
         let n: u8 = n.parse().ok()?;
-        return (n <= 7).then_some(n * 8);
+        return (n <= 7).then(|| n * 8);
     }
     if let Some(n) = s.strip_prefix("af") {
         let b = n.as_bytes();
@@ -551,5 +551,6 @@ mod tests {
         assert!(dscp_list("64").is_none());
         assert!(dscp_list("af51").is_none());
         assert!(dscp_list("bogus").is_none());
+        assert!(dscp_list("cs32").is_none());
     }
 }

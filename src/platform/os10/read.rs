@@ -247,7 +247,7 @@ fn dscp_value(s: &str) -> Option<u8> {
     }
     if let Some(n) = t.strip_prefix("cs") {
         let n: u8 = n.parse().ok()?;
-        return (n < 8).then_some(n * 8);
+        return (n < 8).then(|| n * 8);
     }
     let xy = t.strip_prefix("af")?.as_bytes();
     if xy.len() == 2 {
@@ -922,6 +922,7 @@ mod tests {
         );
         assert_eq!(dscp_value("af31"), Some(26));
         assert_eq!(dscp_value("cs6"), Some(48));
+        assert_eq!(dscp_value("cs32"), None);
         assert_eq!(dscp_value("x"), None);
     }
 
