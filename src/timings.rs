@@ -69,6 +69,8 @@ impl Phase {
 
 static WALL: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
 static CPU: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
+/// The process's peak resident set (KiB) when the phase last ended: where memory grows.
+static PEAK: [AtomicU64; 8] = [const { AtomicU64::new(0) }; 8];
 /// Wall time of the stage where devices are read, parsed and modelled side by side.
 static DEVICES_WALL: AtomicU64 = AtomicU64::new(0);
 static ENABLED: AtomicBool = AtomicBool::new(false);
@@ -101,7 +103,16 @@ pub fn stage<T>(phase: Phase, f: impl FnOnce() -> T) -> T {
     let r = f();
     WALL[phase as usize].fetch_add(nanos(wall.elapsed()), Ordering::Relaxed);
     CPU[phase as usize].fetch_add(nanos(process_cpu().saturating_sub(cpu)), Ordering::Relaxed);
+    note_peak(&[phase]);
     r
+}
+
+/// Record the peak resident set so far as the peak at the end of `phases`.
+fn note_peak(phases: &[Phase]) {
+    let kib = (process_usage().2 * 1024.0) as u64;
+    for p in phases {
+        PEAK[*p as usize].fetch_max(kib, Ordering::Relaxed);
+    }
 }
 
 /// Run the per-device stage (read, parse, model on every worker thread): its wall time.
@@ -109,6 +120,9 @@ pub fn devices_stage<T>(f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
     let r = f();
     DEVICES_WALL.fetch_add(nanos(t.elapsed()), Ordering::Relaxed);
+    if enabled() {
+        note_peak(&[Phase::Read, Phase::Parse, Phase::Model]);
+    }
     r
 }
 
@@ -132,7 +146,7 @@ pub fn seconds(phase: Phase) -> (f64, f64) {
 
 /// Zero every phase.
 pub fn reset() {
-    for a in WALL.iter().chain(CPU.iter()) {
+    for a in WALL.iter().chain(CPU.iter()).chain(PEAK.iter()) {
         a.store(0, Ordering::Relaxed);
     }
     DEVICES_WALL.store(0, Ordering::Relaxed);
@@ -170,13 +184,18 @@ pub fn process_usage() -> (f64, f64, f64) {
     )
 }
 
-/// The `--timings` report: one line per phase (wall and CPU seconds), then the process totals
-/// since `start`.
+/// The `--timings` report: one line per phase (wall and CPU seconds, and the peak resident set
+/// when the phase ended: the phase where it grows is where the memory goes), then the process
+/// totals since `start`.
 pub fn render(start: Instant) -> String {
     let threads = rayon::current_num_threads();
-    let mut out = String::from("timings       wall s     cpu s\n");
+    let mut out = String::from("timings       wall s     cpu s  peak MiB\n");
     for p in Phase::ALL {
         let (wall, cpu) = seconds(p);
+        let peak = match PEAK[p as usize].load(Ordering::Relaxed) {
+            0 => "-".to_string(),
+            k => format!("{:.0}", k as f64 / 1024.0),
+        };
         if p.per_device() {
             let wall = if wall > 0.0 {
                 format!("{wall:.3}")
@@ -184,11 +203,14 @@ pub fn render(start: Instant) -> String {
                 "-".into()
             };
             out.push_str(&format!(
-                "  {:<8}{wall:>10}{cpu:>10.3}  per device, on {threads} threads\n",
+                "  {:<8}{wall:>10}{cpu:>10.3}{peak:>10}  per device, on {threads} threads\n",
                 p.name(),
             ));
         } else {
-            out.push_str(&format!("  {:<8}{wall:>10.3}{cpu:>10.3}\n", p.name()));
+            out.push_str(&format!(
+                "  {:<8}{wall:>10.3}{cpu:>10.3}{peak:>10}\n",
+                p.name()
+            ));
         }
     }
     out.push_str(&format!(

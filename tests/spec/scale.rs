@@ -120,7 +120,15 @@ fn timings_go_to_stderr_and_leave_the_report_unchanged() {
             .and_then(|c| c.parse().ok())
             .unwrap_or_else(|| panic!("no CPU seconds in {line:?}"));
         assert!(cpu >= 0.0, "{line}");
+        // The peak resident set when the phase (last) ended, in MiB.
+        let peak: f64 = line
+            .split_whitespace()
+            .nth(3)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or_else(|| panic!("no peak MiB in {line:?}"));
+        assert!(peak > 1.0, "{line}");
     }
+    assert!(stderr.contains("peak MiB"), "{stderr}");
     let parse = stderr
         .lines()
         .find(|l| l.trim_start().starts_with("parse "))
