@@ -332,6 +332,11 @@ fn build_device_timed(
     dev.parse.extend(failed);
     dev.parse.sort_by(|a, b| a.file.cmp(&b.file));
     dev.interfaces.sort_by(|a, b| natural_cmp(&a.name, &b.name));
+    // Built: the readers' name index goes, and so does the list's growth slack (up to half
+    // of a device's ports' memory, kept for the whole audit otherwise).
+    dev.iface_index.clear();
+    dev.interfaces.shrink_to_fit();
+    dev.parse.shrink_to_fit();
     (dev, unknown)
 }
 

@@ -11,6 +11,7 @@
 pub mod eight;
 pub mod file_name;
 pub mod maps;
+pub mod name_index;
 pub mod probe;
 
 use serde::{Serialize, Serializer};
@@ -179,6 +180,9 @@ pub struct Device {
     /// unknown (None) where the snapshot does not hold both.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drift: Option<Vec<Drift>>,
+    /// Finds a port of `interfaces` by name while readers build the device (dropped after).
+    #[serde(skip)]
+    pub iface_index: name_index::NameIndex,
 }
 
 /// One fact where the running switch differs from its configuration. The running value is
@@ -1066,11 +1070,18 @@ impl Device {
         self.interfaces.iter().find(|i| i.name == name)
     }
     pub fn interface_mut(&mut self, name: &str) -> Option<&mut Interface> {
-        self.interfaces.iter_mut().find(|i| i.name == name)
+        let p = self.iface_position(name)?;
+        self.interfaces.get_mut(p)
     }
+    /// Where the interface named `name` is in `interfaces` (by an index once they are many).
+    pub fn iface_position(&mut self, name: &str) -> Option<usize> {
+        self.iface_index
+            .position(&self.interfaces, |i| i.name.as_str(), name)
+    }
+
     /// Get or create an interface by canonical name.
     pub fn iface(&mut self, name: &str, kind: &str) -> &mut Interface {
-        if let Some(pos) = self.interfaces.iter().position(|i| i.name == name) {
+        if let Some(pos) = self.iface_position(name) {
             &mut self.interfaces[pos]
         } else {
             self.interfaces.push(Interface::new(name, kind));

@@ -159,6 +159,7 @@ pub fn full_device() -> Device {
         host: Some(full_host()),
         drift: Some(vec![Drift::default()]),
         roce_scope: Some(RoceScope::default()),
+        iface_index: Default::default(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! `audit` (collect first with --inventory, probe with --probe), and the catalog commands
 //! `explain`, `rules` and `parsers`.
 
-use super::{CollectArgs, ColorChoice, ExitStatus, FailOn, emit, status_for, use_color};
+use super::{CollectArgs, ColorChoice, ExitStatus, FailOn, emit, emit_with, status_for, use_color};
 use crate::audit::{self, Options};
 use crate::report::{self, Format};
 use crate::timings::{self, Phase};
@@ -198,14 +198,18 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
         snapshot: Some(names.join(" ")),
     };
     timings::stage(Phase::Report, || {
-        let text = if view_args.statistics {
-            match format {
-                Format::Json => report::statistics::json(&a),
-                _ => report::statistics::text(&a, view.width),
+        let text = match format {
+            Format::Json if view_args.statistics => report::statistics::json(&a),
+            _ if view_args.statistics => report::statistics::text(&a, view.width),
+            // Written as it is serialized, not built in memory first.
+            Format::Json => return emit_with(output.as_ref(), |w| report::json::write(&a, w)),
+            // What a plain audit's review renders for these: the audit itself (no copy of
+            // its findings into a review).
+            Format::Table | Format::Model => report::render_view(&a, format, &view),
+            _ => {
+                let r = crate::review::Review::of_audit(&a, &names.join(" ")).with_roots(&names);
+                report::render_review_view(&r, format, &view)
             }
-        } else {
-            let r = crate::review::Review::of_audit(&a, &names.join(" ")).with_roots(&names);
-            report::render_review_view(&r, format, &view)
         };
         emit(&text, output.as_ref())
     })?;

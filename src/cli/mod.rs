@@ -237,6 +237,30 @@ pub(crate) fn emit(text: &str, output: Option<&PathBuf>) -> Result<()> {
     }
 }
 
+/// [`emit`] of a report written by `write` as it is produced: to the file (created or
+/// truncated) or to standard output, where a closed pipe ends the output quietly.
+pub(crate) fn emit_with(
+    output: Option<&PathBuf>,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
+    match output {
+        Some(p) => {
+            let mut f = std::fs::File::create(p)
+                .with_context(|| format!("cannot write {}", p.display()))?;
+            write(&mut f).with_context(|| format!("cannot write {}", p.display()))
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            match write(&mut out) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(e).context("cannot write the report to standard output")
+                }
+                _ => Ok(()),
+            }
+        }
+    }
+}
+
 /// Run one subcommand.
 pub fn run(cli: Cli) -> Result<ExitStatus> {
     if let Some(n) = cli.max_file_size {

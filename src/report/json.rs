@@ -86,8 +86,8 @@ pub fn summary(a: &Audit) -> Summary {
     }
 }
 
-pub fn render(a: &Audit) -> String {
-    let report = Report {
+fn report(a: &Audit) -> Report<'_> {
+    Report {
         schema: SCHEMA,
         tool: Tool {
             name: "fabric-audit",
@@ -99,7 +99,20 @@ pub fn render(a: &Audit) -> String {
         parse: a.fabric.devices.iter().flat_map(|d| &d.parse).collect(),
         probes: &a.probes,
         waived: &a.waived,
-    };
-    serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+}
+
+pub fn render(a: &Audit) -> String {
+    serde_json::to_string_pretty(&report(a)).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
         + "\n"
+}
+
+/// [`render`] written to `w` as it is serialized: the same bytes without the whole report
+/// held in memory (a 5,000-device fabric's report is tens of megabytes).
+pub fn write(a: &Audit, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+    serde_json::to_writer_pretty(&mut w, &report(a))?;
+    w.write_all(b"\n")?;
+    w.flush()
 }

@@ -304,6 +304,11 @@ const SPELLED_ELSEWHERE: &[(&str, &str, &str)] = &[
         "sonic",
         "the fuzz smoke run's SONiC corpus folder",
     ),
+    (
+        "fuzzing/adversarial.rs",
+        "nxos eos onyx os10 junos cumulus sonic",
+        "the memory harness's costliest stanza per config reader; a new platform falls back to its generic inputs",
+    ),
 ];
 
 #[test]

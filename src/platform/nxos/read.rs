@@ -170,6 +170,8 @@ pub struct Config {
     pub wd_shutdown_mult: Val<u32>,
     pub wd_restore_mult: Val<u32>,
     pub interfaces: Vec<IfConf>,
+    /// Finds an entry of `interfaces` by name (a scan per line was quadratic in ports).
+    index: crate::model::name_index::NameIndex,
     /// `interface` lines whose name list could not be expanded: (output index, line, why).
     /// Their blocks configure nothing, and the line is reported as unrecognized.
     pub unexpanded: Vec<(usize, u32, String)>,
@@ -250,7 +252,10 @@ impl Config {
     }
 
     fn iface_mut(&mut self, name: &str, at: &At) -> &mut IfConf {
-        match self.interfaces.iter().position(|i| i.name == name) {
+        match self
+            .index
+            .position(&self.interfaces, |i| i.name.as_str(), name)
+        {
             Some(p) => &mut self.interfaces[p],
             None => {
                 self.interfaces

@@ -55,7 +55,7 @@ fn show_interface(dev: &mut Device, o: &Output) {
             let admin_down = state == "administratively down"
                 || p.get(r, "why")
                     .is_some_and(|w| w.eq_ignore_ascii_case("administratively down"));
-            let idx = match dev.interfaces.iter().position(|i| i.name == name) {
+            let idx = match dev.iface_position(&name) {
                 Some(idx) => idx,
                 None => {
                     dev.interfaces.push(Interface::new(&name, if_kind(&name)));
