@@ -169,7 +169,10 @@ mod tests {
         assert_eq!(&*fa, "configs/leaf2.cfg");
         assert_eq!(fa.to_string(), "configs/leaf2.cfg");
         assert_eq!(format!("{fa:?}"), "\"configs/leaf2.cfg\"");
-        assert!(fa == a && a == fa && fa != b);
+        // Both directions of the comparison (two impls).
+        assert!(fa == a);
+        assert!(a == fa);
+        assert!(fa != b);
         assert_eq!(fa.cmp(&fb), "configs/leaf2.cfg".cmp("configs/leaf10.cfg"));
         assert_eq!(
             serde_json::to_string(&fb).unwrap_or_default(),
