@@ -271,13 +271,13 @@ pub fn set_keep_policies(on: bool) {
     KEEP_POLICIES.store(on, Ordering::Relaxed);
 }
 
-/// Record the policies in force on a port, when they are kept ([`keep_policies`]); `f` is not
+/// Add to the policies in force on a port, when they are kept ([`keep_policies`]); `f` is not
 /// called otherwise.
 pub fn bind(i: &mut Interface, f: impl FnOnce() -> Vec<BoundPolicy>) {
     if keep_policies() {
         let v = f();
-        if !v.is_empty() || !i.maps.policies.is_empty() {
-            i.maps.policies = v;
+        if !v.is_empty() {
+            i.maps.policies.extend(v);
         }
     }
 }
