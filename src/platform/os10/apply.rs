@@ -8,6 +8,13 @@
 //! the `system qos` one; a port-channel member without its own setting uses its port-channel's
 //! [I]. OS9 (FTOS) pauses with a `dcb-map` (priority groups with `pfc on`, `priority-pgid`) and
 //! trusts 802.1p with `service-class dynamic dot1p`.
+//!
+//! The policies and maps in force on a port (`QosMaps::policies`, shown by `audit --format
+//! model`) follow the same order: the port's own, else its port-channel's, else `system qos`
+//! ("bound globally": OS10 applies a `system qos` trust map, qos-map, policy or `ets mode` to
+//! every interface that sets none of its own). The precedence is the OS10 guide's "interface
+//! level policy gets precedence over system level policy" [R: recalled wording; the search tool
+//! found no copy of the page to cite].
 
 use super::read::{At, Cfg, IfCfg, Match, PolicyMap, QosStmts, SvcPolicy};
 use crate::model::maps::{Bound, BoundPolicy, How, MapEntry, QosMap};
