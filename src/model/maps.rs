@@ -15,6 +15,13 @@
 //! traffic-class N to dscp D`): `tc_to_dscp` holds that map, an entry `unchanged` where the
 //! packet leaves with the DSCP it arrived with. Rules read its effect on the fabric's DSCPs,
 //! `dscp_rewrites` (DSCP006).
+//!
+//! Beside the maps, `policies` lists the QoS policies, maps and profiles in force on the port
+//! ([`BoundPolicy`]): what binds each (kind and direction), its name, how it came into force
+//! (on the port, through its LAG, globally for the device, by a wildcard binding, or the
+//! platform's default) and the binding line. Each platform module's doc says which binding wins
+//! where several could apply. No rule reads the list; it is recorded only when the model is
+//! shown ([`keep_policies`]).
 
 use super::{Field, Interface, Src};
 use serde::Serialize;
