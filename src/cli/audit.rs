@@ -117,6 +117,10 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
         timings::enable();
     }
     let format = format.unwrap_or(Format::Table);
+    // Each port's policies in force are recorded only for the model that shows them.
+    if matches!(format, Format::Model) {
+        crate::model::maps::set_keep_policies(true);
+    }
     let fail_on = fail_on.unwrap_or(FailOn::Error);
     view_args.check_format(format)?;
     let inventory_path = inventory.clone();

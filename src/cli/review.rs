@@ -137,7 +137,12 @@ pub fn run_review(a: ReviewCmdArgs) -> Result<ExitStatus> {
     Ok(status_for(&r.new, review.fail_on))
 }
 
+/// The audit options of `diff` / `review`; `--format model` also turns on the recording of each
+/// port's policies in force, which only that format shows (see `audit::run`).
 fn review_options(r: &ReviewArgs) -> Options {
+    if matches!(r.format, Format::Model) {
+        crate::model::maps::set_keep_policies(true);
+    }
     Options {
         rules_dir: r.rules.clone(),
         parsers_dir: r.parsers.clone(),

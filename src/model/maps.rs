@@ -15,12 +15,20 @@
 //! traffic-class N to dscp D`): `tc_to_dscp` holds that map, an entry `unchanged` where the
 //! packet leaves with the DSCP it arrived with. Rules read its effect on the fabric's DSCPs,
 //! `dscp_rewrites` (DSCP006).
+//!
+//! Beside the maps, `policies` lists the QoS policies, maps and profiles in force on the port
+//! ([`BoundPolicy`]): what binds each (kind and direction), its name, how it came into force
+//! (on the port, through its LAG, globally for the device, by a wildcard binding, or the
+//! platform's default) and the binding line. Each platform module's doc says which binding wins
+//! where several could apply. No rule reads the list; it is recorded only when the model is
+//! shown ([`keep_policies`]).
 
 use super::{Field, Interface, Src};
 use serde::Serialize;
 use std::collections::HashSet;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How an entry of a map is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -195,6 +203,90 @@ pub struct QosMaps {
     pub pfc_priority_to_queue: QosMap,
     /// Egress DSCP rewrite by traffic class (see the module doc).
     pub tc_to_dscp: QosMap,
+    /// The QoS policies and maps in force on the port (see [`BoundPolicy`]); written by the
+    /// platform builds only when the model is asked for ([`keep_policies`]).
+    pub policies: Vec<BoundPolicy>,
+}
+
+/// How a policy came to be in force on a port.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bound {
+    /// A line inside the port's own block (or a profile/template the port names, `via`).
+    Port,
+    /// Bound on the LAG the port is a member of (`via`: the LAG).
+    Lag,
+    /// Bound for the whole device (NX-OS/OS10 `system qos`, SONiC/NVUE device QoS, EOS global
+    /// `qos map` lines, Cumulus `traffic.conf`); `via` names the block.
+    Global,
+    /// A wildcard binding that matches the port's name (Junos `interfaces et-*`); `via`: the
+    /// pattern.
+    Wildcard,
+    /// Nothing binds one: the platform's own policy or map is in force (`at`: the block it
+    /// applies to).
+    Default,
+}
+
+/// One QoS policy, map or profile in force on a port: its kind (what statement binds it and in
+/// which direction), its name, how it came into force, and the line that binds it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct BoundPolicy {
+    /// `service-policy type qos input`, `trust-map dscp`, `PORT_QOS_MAP dscp_to_tc_map`,
+    /// `classifiers dscp`, `scheduler-map`, ...
+    pub kind: String,
+    pub name: String,
+    /// How it is in force.
+    pub bound: Bound,
+    /// The block, profile, LAG or pattern it came through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+    /// The binding line (shown as `file:line`); for a platform default, the block it applies to.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "file_line")]
+    pub at: Option<Src>,
+}
+
+impl BoundPolicy {
+    pub fn new(kind: &str, name: &str, bound: Bound, at: Option<&Src>) -> Self {
+        BoundPolicy {
+            kind: kind.to_string(),
+            name: name.to_string(),
+            bound,
+            via: None,
+            at: at.cloned(),
+        }
+    }
+
+    /// The same, naming the block, profile, LAG or pattern it came through.
+    pub fn via(mut self, via: &str) -> Self {
+        self.via = Some(via.to_string());
+        self
+    }
+}
+
+static KEEP_POLICIES: AtomicBool = AtomicBool::new(false);
+
+/// Whether platform builds record each port's policies in force (`QosMaps::policies`): only
+/// when the model is shown (`audit --format model`). Each port's own binding lines would make
+/// every port's maps differ from its neighbours' and end their sharing ([`share`]), which a
+/// large fabric pays in memory for a list no rule reads.
+pub fn keep_policies() -> bool {
+    KEEP_POLICIES.load(Ordering::Relaxed)
+}
+
+/// Turn [`keep_policies`] on or off for the process (the CLI turns it on for `--format model`).
+pub fn set_keep_policies(on: bool) {
+    KEEP_POLICIES.store(on, Ordering::Relaxed);
+}
+
+/// Add to the policies in force on a port, when they are kept ([`keep_policies`]); `f` is not
+/// called otherwise.
+pub fn bind(i: &mut Interface, f: impl FnOnce() -> Vec<BoundPolicy>) {
+    if keep_policies() {
+        let v = f();
+        if !v.is_empty() {
+            i.maps.policies.extend(v);
+        }
+    }
 }
 
 impl QosMaps {

@@ -471,3 +471,585 @@ fn junos_classifier_on_the_physical_interface_applies() {
     let p = iface(&model, "sw1", "et-0/0/1");
     assert_eq!(p["dscp_to_tc"]["value"][26], 7, "{}", p["dscp_to_tc"]);
 }
+
+// ---- Item 7: per-port policy names in force (`maps.policies` in `--format model`) ----
+
+/// A snapshot of one device `name` of `platform` whose config files are files of the corpus
+/// (FABRIC_AUDIT_CORPUS, read-only: copied into the test's scratch folder, never into the
+/// project): `(corpus path, file name under configs/)`, or a path from the snapshot root when it
+/// has a `/` (`devices/sw1/<command file>`). None when the corpus is not given.
+fn corpus_device(tag: &str, platform: &str, files: &[(&str, &str)]) -> Option<PathBuf> {
+    let Some(corpus) = std::env::var_os("FABRIC_AUDIT_CORPUS").map(PathBuf::from) else {
+        eprintln!("FABRIC_AUDIT_CORPUS not set: skipped");
+        return None;
+    };
+    let snap = scratch("i15pol", tag);
+    std::fs::create_dir_all(snap.join("configs")).unwrap();
+    for (from, to) in files {
+        let to = match to.contains('/') {
+            true => snap.join(to),
+            false => snap.join("configs").join(to),
+        };
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(corpus.join(from), to).unwrap();
+    }
+    std::fs::write(
+        snap.join("fabric.toml"),
+        format!("[[device]]\nname = \"sw1\"\nplatform = \"{platform}\"\nrole = \"leaf\"\n"),
+    )
+    .unwrap();
+    Some(snap)
+}
+
+/// The policy of `kind` in force on a port (exactly one).
+fn policy<'v>(port: &'v Value, kind: &str) -> &'v Value {
+    let all = port["maps"]["policies"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{}: no policies: {}", port["name"], port["maps"]));
+    let hits: Vec<&Value> = all.iter().filter(|p| p["kind"] == kind).collect();
+    assert_eq!(hits.len(), 1, "{}: {kind} in {all:?}", port["name"]);
+    hits[0]
+}
+
+/// Check one policy in force: its name, how it is bound, what it came through, its `file:line`
+/// and the text of that line of the snapshot (read by hand in the file when the test was
+/// written).
+fn check(
+    snap: &Path,
+    port: &Value,
+    kind: &str,
+    (name, bound, via): (&str, &str, Option<&str>),
+    (at, text): (&str, &str),
+) {
+    let p = policy(port, kind);
+    let who = format!("{} {kind}: {p}", port["name"]);
+    assert_eq!(p["name"], name, "{who}");
+    assert_eq!(p["bound"], bound, "{who}");
+    assert_eq!(p["via"].as_str(), via, "{who}");
+    assert_eq!(p["at"], at, "{who}");
+    let line = line_of(snap, &p["at"]);
+    assert!(line.contains(text), "{who}: line is {line:?}");
+}
+
+/// NX-OS, the Azure Local generator's complete switched config (corpus): `system qos` binds the
+/// network-qos and queuing policies on every port ("bound globally"); Ethernet1/17-1/32 bind
+/// their own `type qos input` policy; a port with none runs the system-defined default.
+#[test]
+fn nxos_policies_in_force_per_port_on_a_generator_config() {
+    let Some(snap) = corpus_device(
+        "nxos",
+        "nxos",
+        &[(
+            "nxos/running-config/azgen-nxos-switched-full-config.txt",
+            "sw1.txt",
+        )],
+    ) else {
+        return;
+    };
+    let m = run(&snap, "model");
+    let e17 = iface(&m, "sw1", "Ethernet1/17");
+    check(
+        &snap,
+        e17,
+        "service-policy type qos input",
+        ("AZLOCAL-QOS-MAP", "port", None),
+        (
+            "configs/sw1.txt:555",
+            "service-policy type qos input AZLOCAL-QOS-MAP",
+        ),
+    );
+    for port in [e17, iface(&m, "sw1", "Ethernet1/1")] {
+        check(
+            &snap,
+            port,
+            "service-policy type queuing output",
+            ("AZLOCAL-QUEUE-OUT", "global", Some("system qos")),
+            (
+                "configs/sw1.txt:154",
+                "service-policy type queuing output AZLOCAL-QUEUE-OUT",
+            ),
+        );
+        check(
+            &snap,
+            port,
+            "service-policy type network-qos",
+            ("AZLOCAL-NWQOS", "global", Some("system qos")),
+            (
+                "configs/sw1.txt:153",
+                "service-policy type network-qos AZLOCAL-NWQOS",
+            ),
+        );
+    }
+    check(
+        &snap,
+        iface(&m, "sw1", "Ethernet1/1"),
+        "service-policy type qos input",
+        ("system-defined default", "default", None),
+        ("configs/sw1.txt:506", "interface Ethernet 1/1-1/54"),
+    );
+    // Only the model shows them: the JSON report's model fields are unchanged.
+    let json = run(&snap, "json");
+    assert!(
+        !json.to_string().contains("\"policies\":[{"),
+        "policies in --format json"
+    );
+}
+
+/// EOS, AVD's molecule `qos` config (corpus): `qos trust` and `service-profile` on the port, on
+/// the port-channel for its members, and the global `qos map` / `qos rewrite dscp` lines on
+/// every port.
+#[test]
+fn eos_policies_in_force_per_port_on_avd_qos() {
+    let Some(snap) = corpus_device(
+        "eos",
+        "eos",
+        &[("eos/running-config/avd-molecule-qos.txt", "sw1.txt")],
+    ) else {
+        return;
+    };
+    let m = run(&snap, "model");
+    let e1 = iface(&m, "sw1", "Ethernet1");
+    check(
+        &snap,
+        e1,
+        "qos trust",
+        ("dscp", "port", None),
+        ("configs/sw1.txt:57", "qos trust dscp"),
+    );
+    check(
+        &snap,
+        e1,
+        "service-profile",
+        ("test", "port", None),
+        ("configs/sw1.txt:60", "service-profile test"),
+    );
+    let e3 = iface(&m, "sw1", "Ethernet3");
+    check(
+        &snap,
+        e3,
+        "qos trust",
+        ("cos", "lag", Some("Port-Channel3")),
+        ("configs/sw1.txt:49", "qos trust cos"),
+    );
+    check(
+        &snap,
+        e3,
+        "service-profile",
+        ("experiment", "lag", Some("Port-Channel3")),
+        ("configs/sw1.txt:51", "service-profile experiment"),
+    );
+    check(
+        &snap,
+        e3,
+        "qos rewrite dscp",
+        ("on", "global", None),
+        ("configs/sw1.txt:84", "qos rewrite dscp"),
+    );
+    let maps: Vec<&Value> = e1["maps"]["policies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "qos map dscp")
+        .collect();
+    assert_eq!(maps.len(), 3, "{maps:?}");
+    assert_eq!(maps[1]["name"], "to traffic-class 4");
+    assert_eq!(maps[1]["at"], "configs/sw1.txt:88");
+    assert!(line_of(&snap, &maps[1]["at"]).starts_with("qos map dscp 18 20 22 26"));
+}
+
+/// SONiC, sonic-buildimage's rendered QoS for the Mellanox 4600C T0 (corpus): each
+/// `PORT_QOS_MAP` field of the port's entry and the QUEUE bindings of its queues.
+#[test]
+fn sonic_policies_in_force_per_port_on_a_rendered_qos_config() {
+    let Some(snap) = corpus_device(
+        "sonic",
+        "sonic",
+        &[(
+            "sonic/config-db-json/sbi-qos-mellanox4600c-d48c40-t0.json",
+            "sw1.json",
+        )],
+    ) else {
+        return;
+    };
+    let m = run(&snap, "model");
+    let e2 = iface(&m, "sw1", "Ethernet2");
+    check(
+        &snap,
+        e2,
+        "PORT_QOS_MAP dscp_to_tc_map",
+        ("AZURE", "port", None),
+        ("configs/sw1.json:296", "\"dscp_to_tc_map\"  : \"AZURE\""),
+    );
+    check(
+        &snap,
+        e2,
+        "PORT_QOS_MAP pfc_enable",
+        ("3,4", "port", None),
+        ("configs/sw1.json:300", "\"pfc_enable\"      : \"3,4\""),
+    );
+    check(
+        &snap,
+        e2,
+        "QUEUE|3 wred_profile",
+        ("AZURE_LOSSLESS", "port", None),
+        (
+            "configs/sw1.json:527",
+            "\"wred_profile\": \"AZURE_LOSSLESS\"",
+        ),
+    );
+}
+
+/// SONiC `PORT_QOS_MAP|global` binds a map on every port whose own entry does not (the
+/// bundled leaf1 with Ethernet0's DSCP map moved to `global`).
+#[test]
+fn sonic_global_port_qos_map_is_bound_globally() {
+    let snap = copy_of("clean-mixed-fabric", "sonicglobal");
+    edit(
+        &snap,
+        "configs/leaf1.json",
+        "\"PORT_QOS_MAP\": {\n        \"Ethernet0\": {\n            \"dscp_to_tc_map\": \"ROCE\",\n",
+        "\"PORT_QOS_MAP\": {\n        \"global\": {\n            \"dscp_to_tc_map\": \"ROCE\"\n        },\n        \"Ethernet0\": {\n",
+    );
+    let m = run(&snap, "model");
+    let e0 = iface(&m, "leaf1", "Ethernet0");
+    check(
+        &snap,
+        e0,
+        "PORT_QOS_MAP dscp_to_tc_map",
+        ("ROCE", "global", Some("PORT_QOS_MAP|global")),
+        ("configs/leaf1.json:875", "\"dscp_to_tc_map\": \"ROCE\""),
+    );
+    check(
+        &snap,
+        iface(&m, "leaf1", "Ethernet240"),
+        "PORT_QOS_MAP dscp_to_tc_map",
+        ("ROCE", "port", None),
+        ("configs/leaf1.json:886", "\"dscp_to_tc_map\": \"ROCE\""),
+    );
+}
+
+/// Junos, Juniper's JVD configs (corpus): the AI/ML spine binds its CoS with the wildcard
+/// `et-*` (every et- port, "wildcard" via the pattern); the 5-stage compute leaf binds its own
+/// per port, and a port with no CoS entry runs the default classifier of its family.
+#[test]
+fn junos_policies_in_force_per_port_on_jvd_configs() {
+    let Some(spine) = corpus_device(
+        "jvdspine",
+        "junos",
+        &[(
+            "junos/show-configuration/jvd-aiml-mtb-spine1-qfx5240.txt",
+            "sw1.conf",
+        )],
+    ) else {
+        return;
+    };
+    let m = run(&spine, "model");
+    let dev = m["devices"][0]["interfaces"].as_array().unwrap();
+    let et: Vec<&Value> = dev
+        .iter()
+        .filter(|i| i["kind"] == "ethernet" && i["name"].as_str().unwrap().starts_with("et-"))
+        .collect();
+    assert!(et.len() >= 32, "{} et- ports", et.len());
+    for port in et {
+        let w = Some("et-*");
+        check(
+            &spine,
+            port,
+            "congestion-notification-profile",
+            ("cnp", "wildcard", w),
+            (
+                "configs/sw1.conf:693",
+                "congestion-notification-profile cnp",
+            ),
+        );
+        check(
+            &spine,
+            port,
+            "scheduler-map",
+            ("sm1", "wildcard", w),
+            ("configs/sw1.conf:694", "scheduler-map sm1"),
+        );
+        check(
+            &spine,
+            port,
+            "classifiers dscp",
+            ("mydscp", "wildcard", w),
+            ("configs/sw1.conf:697", "dscp mydscp"),
+        );
+    }
+    let Some(leaf) = corpus_device(
+        "jvdleaf",
+        "junos",
+        &[(
+            "junos/show-configuration/jvd-5stage-compute-leaf1-qfx5120.txt",
+            "sw1.conf",
+        )],
+    ) else {
+        return;
+    };
+    let m = run(&leaf, "model");
+    let p48 = iface(&m, "sw1", "et-0/0/48");
+    check(
+        &leaf,
+        p48,
+        "scheduler-map",
+        ("sm1", "port", None),
+        ("configs/sw1.conf:1866", "scheduler-map sm1"),
+    );
+    check(
+        &leaf,
+        p48,
+        "classifiers dscp",
+        ("dscp-classifier", "port", None),
+        ("configs/sw1.conf:1868", "dscp dscp-classifier"),
+    );
+    check(
+        &leaf,
+        p48,
+        "rewrite-rules dscp",
+        ("rw1", "port", None),
+        ("configs/sw1.conf:1871", "dscp rw1"),
+    );
+    let p0 = iface(&m, "sw1", "et-0/0/0");
+    let c = policy(p0, "classifiers dscp");
+    assert_eq!(
+        (&c["name"], &c["bound"]),
+        (&"default".into(), &"default".into())
+    );
+}
+
+/// Junos wildcard and explicit entries: on the bundled spine2 (`et-*` binds scheduler map, CNP
+/// and DSCP classifier), a port's own entry naming a scheduler map replaces the wildcard's for
+/// that port only; its CNP and classifier still come from `et-*`.
+#[test]
+fn junos_explicit_interface_entry_replaces_the_wildcard_statement_of_its_kind() {
+    let snap = copy_of("clean-mixed-fabric", "junosexplicit");
+    edit(
+        &snap,
+        "configs/spine2.conf",
+        "                }\n            }\n        }\n    }\n    scheduler-maps {",
+        "                }\n            }\n        }\n        et-0/0/1 {\n            scheduler-map roce-sm;\n        }\n    }\n    scheduler-maps {",
+    );
+    let m = run(&snap, "model");
+    let own = iface(&m, "spine2", "et-0/0/1");
+    check(
+        &snap,
+        own,
+        "scheduler-map",
+        ("roce-sm", "port", None),
+        ("configs/spine2.conf:164", "scheduler-map roce-sm"),
+    );
+    check(
+        &snap,
+        own,
+        "congestion-notification-profile",
+        ("roce-cnp", "wildcard", Some("et-*")),
+        (
+            "configs/spine2.conf:156",
+            "congestion-notification-profile roce-cnp",
+        ),
+    );
+    check(
+        &snap,
+        iface(&m, "spine2", "et-0/0/0"),
+        "scheduler-map",
+        ("roce-sm", "wildcard", Some("et-*")),
+        ("configs/spine2.conf:155", "scheduler-map roce-sm"),
+    );
+}
+
+/// OS10 `system qos` (bundled leaf4: `trust-map dscp ROCE_DSCP`, `ets mode on`) governs every
+/// port that states none of its own ("bound globally"); a port's own policies are "port".
+/// OS9 (the Microsoft SDN S4810 config, corpus): the port's `dcb-map` and the global
+/// `service-class dynamic dot1p`.
+#[test]
+fn os10_system_qos_is_bound_globally_and_os9_dcb_map_per_port() {
+    let snap = fixtures().join("clean-mixed-fabric");
+    let m = run(&snap, "model");
+    for name in ["ethernet1/1/1", "ethernet1/1/3"] {
+        check(
+            &snap,
+            iface(&m, "leaf4", name),
+            "trust-map dscp",
+            ("ROCE_DSCP", "global", Some("system qos")),
+            ("configs/leaf4.cfg:96", "trust-map dscp ROCE_DSCP"),
+        );
+    }
+    check(
+        &snap,
+        iface(&m, "leaf4", "ethernet1/1/3"),
+        "ets mode",
+        ("on", "global", Some("system qos")),
+        ("configs/leaf4.cfg:97", "ets mode on"),
+    );
+    let p1 = iface(&m, "leaf4", "ethernet1/1/1");
+    check(
+        &snap,
+        p1,
+        "service-policy input type network-qos",
+        ("ROCE_PFC", "port", None),
+        (
+            "configs/leaf4.cfg:120",
+            "service-policy input type network-qos ROCE_PFC",
+        ),
+    );
+    check(
+        &snap,
+        p1,
+        "ets mode",
+        ("on", "port", None),
+        ("configs/leaf4.cfg:122", "ets mode on"),
+    );
+    let Some(os9) = corpus_device(
+        "os9",
+        "os10",
+        &[(
+            "os10/ftos-running-config/msft-sdn-s4810-tor1.txt",
+            "sw1.txt",
+        )],
+    ) else {
+        return;
+    };
+    let m = run(&os9, "model");
+    check(
+        &os9,
+        iface(&m, "sw1", "TenGigabitEthernet0/1"),
+        "dcb-map",
+        ("RDMA-dcb-map-profile", "port", None),
+        ("configs/sw1.txt:63", "dcb-map RDMA-dcb-map-profile"),
+    );
+    check(
+        &os9,
+        iface(&m, "sw1", "TenGigabitEthernet0/1"),
+        "service-class dynamic",
+        ("dot1p", "global", None),
+        ("configs/sw1.txt:668", "service-class dynamic dot1p"),
+    );
+    check(
+        &os9,
+        iface(&m, "sw1", "TenGigabitEthernet0/0"),
+        "dcb-map",
+        ("none", "default", None),
+        ("configs/sw1.txt:54", "interface TenGigabitEthernet 0/0"),
+    );
+    // OS10, Ansible's unit-test running config (corpus): no trust map anywhere, so OS10's
+    // default (traffic class 0) at each port's header.
+    let Some(unit) = corpus_device(
+        "os10unit",
+        "os10",
+        &[(
+            "os10/running-config/ansible-os10-unit-show-running-config.txt",
+            "sw1.txt",
+        )],
+    ) else {
+        return;
+    };
+    let m = run(&unit, "model");
+    check(
+        &unit,
+        iface(&m, "sw1", "ethernet1/1/1"),
+        "trust-map",
+        ("none (every packet traffic class 0)", "default", None),
+        ("configs/sw1.txt:70", "interface ethernet1/1/1"),
+    );
+}
+
+/// Device-level QoS: NVUE `qos roce` (bundled spine1) is on every swp port, bound globally;
+/// Onyx `roce lossy` (the Oxidized Onyx 3.9 recording, corpus) likewise, with the port range's
+/// congestion control on each port of the range; Cumulus traffic.conf (Microsoft SDN, corpus)
+/// gives each port its PFC port group and the file's global mapping.
+#[test]
+fn device_level_qos_is_on_every_port_it_governs() {
+    let snap = fixtures().join("clean-mixed-fabric");
+    let m = run(&snap, "model");
+    let d = m["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["name"] == "spine1")
+        .unwrap();
+    let mut swp = 0;
+    for port in d["interfaces"].as_array().unwrap() {
+        if !port["name"].as_str().unwrap().starts_with("swp") {
+            continue;
+        }
+        swp += 1;
+        check(
+            &snap,
+            port,
+            "qos roce",
+            ("lossless", "global", Some("qos roce")),
+            ("configs/spine1.yaml:66", "mode: lossless"),
+        );
+    }
+    assert!(swp >= 4, "{swp} swp ports");
+    let Some(onyx) = corpus_device(
+        "onyx",
+        "onyx",
+        &[(
+            "onyx/running-config/oxidized-onyx-3.9.2504-output.txt",
+            "sw1.txt",
+        )],
+    ) else {
+        return;
+    };
+    let m = run(&onyx, "model");
+    for name in ["Eth1/1", "Eth1/32"] {
+        let port = iface(&m, "sw1", name);
+        check(
+            &onyx,
+            port,
+            "roce",
+            ("lossy", "global", None),
+            ("configs/sw1.txt:28", "roce lossy"),
+        );
+        check(
+            &onyx,
+            port,
+            "traffic-class 3 congestion-control",
+            ("ecn", "port", None),
+            (
+                "configs/sw1.txt:34",
+                "interface ethernet 1/1-1/32 traffic-class 3",
+            ),
+        );
+    }
+    let Some(cl) = corpus_device(
+        "cltraffic",
+        "cumulus",
+        &[
+            (
+                "cumulus/nclu-commands/msft-sdn-sn2700-tor1.txt",
+                "devices/sw1/net_show_configuration_commands.txt",
+            ),
+            (
+                "cumulus/traffic-conf/msft-sdn-traffic.conf.txt",
+                "devices/sw1/cat__etc_cumulus_datapath_traffic.conf.txt",
+            ),
+        ],
+    ) else {
+        return;
+    };
+    let m = run(&cl, "model");
+    let swp1 = iface(&m, "sw1", "swp1");
+    check(
+        &cl,
+        swp1,
+        "qos pfc",
+        ("pfc_port_group", "port", None),
+        (
+            "devices/sw1/cat__etc_cumulus_datapath_traffic.conf.txt:110",
+            "pfc.pfc_port_group.port_set = swp1-swp32",
+        ),
+    );
+    check(
+        &cl,
+        swp1,
+        "qos mapping",
+        ("default-global", "global", Some("traffic.conf")),
+        (
+            "devices/sw1/cat__etc_cumulus_datapath_traffic.conf.txt:8",
+            "traffic.packet_priority_source_set",
+        ),
+    );
+}

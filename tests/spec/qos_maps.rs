@@ -197,7 +197,8 @@ fn sonic_port_without_tc_pg_and_pfc_maps_is_unknown_not_identity() {
 /// egress TC → DSCP), each entry with where it came from: a `file:line` that exists for an entry
 /// a line states, a platform default or "unchanged" (at the block it applies to), or, for an
 /// unknown or derived entry without a line, the map's note saying why. All eight platforms are
-/// among the ports checked.
+/// among the ports checked. Each port also lists the policies and maps in force on it
+/// (`policies`), each at a line of the snapshot, and every switch has a port with some.
 #[test]
 fn every_port_of_every_bundled_fabric_shows_each_map_and_its_source() {
     const SEVEN: [(&str, usize); 7] = [
@@ -213,6 +214,7 @@ fn every_port_of_every_bundled_fabric_shows_each_map_and_its_source() {
     let mut fabrics = 0;
     let mut platforms = std::collections::BTreeSet::new();
     let mut problems = Vec::new();
+    let mut with_policies = std::collections::BTreeSet::new();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .flatten()
@@ -274,6 +276,43 @@ fn every_port_of_every_bundled_fabric_shows_each_map_and_its_source() {
                         }
                     }
                 }
+                // The policies and maps in force on the port (issue 15 item 7): each named,
+                // bound in a known way, at a line of a file of the snapshot.
+                let Some(pols) = i["maps"]["policies"].as_array() else {
+                    problems.push(format!("{at}: no policies"));
+                    continue;
+                };
+                if switch && !pols.is_empty() {
+                    with_policies.insert(format!("{fab} {}", d["name"]));
+                }
+                for p in pols {
+                    let bound = p["bound"].as_str().unwrap_or("?");
+                    if !["port", "lag", "global", "wildcard", "default"].contains(&bound)
+                        || p["kind"].as_str().is_none_or(str::is_empty)
+                        || p["name"].as_str().is_none_or(str::is_empty)
+                        || (bound == "wildcard" && !p["via"].is_string())
+                    {
+                        problems.push(format!("{at}: policy {p}"));
+                    }
+                    let Some((file, line)) = p["at"].as_str().and_then(|s| s.rsplit_once(':'))
+                    else {
+                        problems.push(format!("{at}: policy {p} has no source"));
+                        continue;
+                    };
+                    let n: usize = line.parse().unwrap_or(0);
+                    let lines = std::fs::read_to_string(dir.join(file))
+                        .map(|t| t.lines().count())
+                        .unwrap_or(0);
+                    if n == 0 || n > lines {
+                        problems.push(format!("{at}: policy {p} cites a line that is not there"));
+                    }
+                }
+            }
+            if switch && !with_policies.contains(&format!("{fab} {}", d["name"])) {
+                problems.push(format!(
+                    "{fab} {}: no port with a policy in force",
+                    d["name"]
+                ));
             }
         }
     }

@@ -11,7 +11,7 @@
 //! group per switch priority stands for Cumulus's single lossless PG [I].
 
 use super::intent::{At, Cfg, FlowProf, IfCfg, MapProf};
-use crate::model::maps::{MapEntry, QosMap};
+use crate::model::maps::{Bound, BoundPolicy, MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, PriorityGroup, Src, default_of, known, val};
 use crate::platform::util;
 use std::collections::{BTreeMap, HashMap};
@@ -170,6 +170,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Cfg) -> PortProfiles {
             };
             profs.insert(family, name);
         }
+        crate::model::maps::bind(i, || bindings(cfg, f));
         port_qos(i, cfg, f, &profs);
         for family in undefined {
             forget(i, family);
@@ -376,6 +377,79 @@ fn ecn_defaults(s: &Src) -> EcnV {
         max: Some(d(ECN_MAX, s)),
         prob: Some(d(ECN_PROB, s)),
     }
+}
+
+/// A line of profile `name` of `family` (its first statement), for citing where it is defined.
+fn profile_src(cfg: &Cfg, family: &str, name: &str) -> Option<Src> {
+    let first = |a: Option<Src>, b: Option<Src>| a.or(b);
+    match family {
+        "mapping" => cfg.mapping.get(name).and_then(|m| {
+            first(
+                m.trust.as_ref().map(|t| t.src.clone()),
+                m.dscp.first().or(m.pcp.first()).map(|(_, a)| a.src.clone()),
+            )
+        }),
+        "pfc" => cfg.pfc.get(name).map(|p| p.src.clone()),
+        "link-pause" => cfg.pause.get(name).map(|p| p.src.clone()),
+        "congestion-control" => cfg
+            .ecn
+            .get(name)
+            .and_then(|e| e.tcs.values().next().map(|t| t.src.clone())),
+        "egress-scheduler" => cfg.sched.get(name).and_then(|p| {
+            p.tcs.values().find_map(|t| {
+                first(
+                    t.strict.as_ref().map(|a| a.src.clone()),
+                    t.bw_pct.as_ref().map(|a| a.src.clone()),
+                )
+            })
+        }),
+        "remark" => cfg.remark.get(name).and_then(|r| {
+            first(
+                r.rewrite_dscp.as_ref().map(|a| a.src.clone()),
+                r.sp_dscp.values().next().map(|a| a.src.clone()),
+            )
+        }),
+        _ => None,
+    }
+}
+
+/// The QoS profiles in force on a port (`QosMaps::policies`): per family, the profile the port
+/// names (NVUE `interface X qos <family> <profile>`), else `default-global`, which governs every
+/// port that names none: stated by the config (NVUE `qos <family> default-global`, or the
+/// device-level traffic.conf) or, with NVUE and no line, NVUE's own default profile. `qos roce`
+/// is device-level: NVUE applies it to every port ("bound globally").
+fn bindings(cfg: &Cfg, f: &IfCfg) -> Vec<BoundPolicy> {
+    let mut v = Vec::new();
+    if let Some(r) = cfg.roce.as_ref().filter(|r| r.enabled.v) {
+        let mode = r.mode.as_ref().map_or("lossless", |m| m.v.as_str());
+        let at = r.mode.as_ref().map_or(&r.enabled.src, |m| &m.src);
+        v.push(BoundPolicy::new("qos roce", mode, Bound::Global, Some(at)).via("qos roce"));
+    }
+    for family in super::intent::FAMILIES {
+        let kind = format!("qos {family}");
+        match f.profiles.get(family) {
+            Some(p) => v.push(BoundPolicy::new(&kind, &p.v, Bound::Port, Some(&p.src))),
+            None => match profile_src(cfg, family, "default-global") {
+                Some(at) => {
+                    let via = if cfg.legacy.is_some() {
+                        "traffic.conf"
+                    } else {
+                        "default-global"
+                    };
+                    let b = BoundPolicy::new(&kind, "default-global", Bound::Global, Some(&at));
+                    v.push(b.via(via));
+                }
+                None if cfg.nvue.is_some() => v.push(BoundPolicy::new(
+                    &kind,
+                    "default-global",
+                    Bound::Default,
+                    Some(&f.src),
+                )),
+                None => {}
+            },
+        }
+    }
+    v
 }
 
 fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static str, String>) {

@@ -2,7 +2,7 @@
 //! → interface overlay, and the EOS defaults applied where a line is absent (`default = true`).
 
 use super::read::{At, Cfg, IfCfg, PolicyMap, QosStmts, QueueStmts};
-use crate::model::maps::{MapEntry, QosMap};
+use crate::model::maps::{Bound, BoundPolicy, MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, known, val};
 use crate::platform::util;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -52,6 +52,114 @@ fn global_map(base: &[u8], lines: &[(Vec<u32>, u8, Src)], dflt: Option<&Src>) ->
         }
     }
     m
+}
+
+/// The QoS statements in force on a port (`QosMaps::policies`), each with where it comes from:
+/// the port's own block, a `qos profile` it names (`service-profile`), or the same on its
+/// port-channel (what [`apply`] overlays: the port-channel's, then the port's profile, then the
+/// port's own lines), and the global `qos map` / `qos rewrite dscp` lines, which govern every
+/// port. Without a `qos trust` line, EOS's default trust (DSCP on a routed port, CoS on a
+/// switched one) at the interface header.
+fn bindings(
+    cfg: &Cfg,
+    f: &IfCfg,
+    parent: Option<&IfCfg>,
+    stmts: &QosStmts,
+    switched: bool,
+) -> Vec<BoundPolicy> {
+    // Where the statement at `src` was written.
+    let origin = |src: &Src| -> (Bound, Option<String>) {
+        let here = |q: &QosStmts| {
+            q.trust.as_ref().is_some_and(|t| t.src == *src)
+                || q.service_policy.as_ref().is_some_and(|t| t.src == *src)
+        };
+        for (x, bound) in [(Some(f), Bound::Port), (parent, Bound::Lag)] {
+            let Some(x) = x else { continue };
+            let lag = (bound == Bound::Lag).then(|| x.name.clone());
+            if here(&x.qos) {
+                return (bound, lag);
+            }
+            if let Some(p) = &x.service_profile
+                && cfg.profiles.get(&p.v).is_some_and(here)
+            {
+                let via = format!("qos profile {}", p.v);
+                return (
+                    bound,
+                    Some(lag.map_or(via.clone(), |l| format!("{l}, {via}"))),
+                );
+            }
+        }
+        (Bound::Port, None)
+    };
+    let placed = |kind: &str, name: &str, src: &Src| {
+        let (bound, via) = origin(src);
+        let b = BoundPolicy::new(kind, name, bound, Some(src));
+        match via {
+            Some(v) => b.via(&v),
+            None => b,
+        }
+    };
+    let mut v = Vec::new();
+    for (x, bound) in [(parent, Bound::Lag), (Some(f), Bound::Port)] {
+        if let Some(p) = x.and_then(|x| x.service_profile.as_ref()) {
+            let b = BoundPolicy::new("service-profile", &p.v, bound, Some(&p.src));
+            v.push(match (bound, x) {
+                (Bound::Lag, Some(x)) => b.via(&x.name),
+                _ => b,
+            });
+        }
+    }
+    match &stmts.trust {
+        Some(t) => {
+            let name = match t.v.as_str() {
+                "pcp" => "cos",
+                "port" => "disabled",
+                m => m,
+            };
+            v.push(placed("qos trust", name, &t.src));
+        }
+        None => v.push(BoundPolicy::new(
+            "qos trust",
+            if switched { "cos" } else { "dscp" },
+            Bound::Default,
+            Some(&f.src),
+        )),
+    }
+    if let Some(sp) = &stmts.service_policy {
+        v.push(placed("service-policy type qos input", &sp.v, &sp.src));
+    }
+    let global = |kind: &str, lines: &[(Vec<u32>, u8, Src)], to: &str| {
+        lines
+            .iter()
+            .map(|(_, n, src)| {
+                BoundPolicy::new(kind, &format!("{to} {n}"), Bound::Global, Some(src))
+            })
+            .collect::<Vec<_>>()
+    };
+    v.extend(global("qos map dscp", &cfg.dscp_maps, "to traffic-class"));
+    v.extend(global("qos map cos", &cfg.cos_maps, "to traffic-class"));
+    v.extend(global(
+        "qos map traffic-class",
+        &cfg.tc_queue_maps,
+        "to tx-queue",
+    ));
+    if let Some(r) = &cfg.rewrite_dscp {
+        let name = if r.v { "on" } else { "off" };
+        v.push(BoundPolicy::new(
+            "qos rewrite dscp",
+            name,
+            Bound::Global,
+            Some(&r.src),
+        ));
+        if r.v {
+            v.extend(global(
+                "qos map traffic-class",
+                &cfg.tc_dscp_maps,
+                "to dscp",
+            ));
+        }
+    }
+    v
 }
 
 /// Egress DSCP rewrite by traffic class: `qos rewrite dscp` rewrites every packet's DSCP to
@@ -335,6 +443,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             continue;
         }
         let dflt = Some(&f.src);
+        crate::model::maps::bind(i, || bindings(cfg, f, parent, &stmts, is_switched));
         i.trust = match &stmts.trust {
             Some(t) => known(t.v.clone(), &t.src),
             // EOS: routed ports trust DSCP, switched ports CoS [S RoCEv2 guide].

@@ -22,10 +22,20 @@
 //!   <https://www.juniper.net/documentation/us/en/software/junos/traffic-mgmt-qfx/topics/task/cos-drop-profiles-qfx-series-cli.html>
 //! - "Configuring DSCP-based PFC for Layer 3 Untagged Traffic",
 //!   <https://www.juniper.net/documentation/us/en/software/junos/cos/topics/task/cos-configuring-l3-dscp-pfc.html>
+//!
+//! The statements in force on a port (`QosMaps::policies`, shown by `audit --format model`):
+//! "You can assign a CoS component to a single interface or to multiple interfaces using
+//! wildcards" [V Juniper QFX "Assigning CoS Components to Interfaces",
+//! <https://juniper.net/documentation/us/en/software/junos/traffic-mgmt-qfx/topics/task/cos-components-to-interfaces-assigning-qfx-series-cli.html>],
+//! so an `et-*` entry binds every port whose name it matches (`wildcard`, `via` the pattern).
+//! Where a port also has an entry of its own name, its statements replace the wildcard's of the
+//! same kind and the others still come from the wildcard [I: no Juniper text read states the
+//! precedence; a named entry is taken as more specific, as [`effective`] does]. An aggregate's
+//! entry binds its members (`lag`), their own entries replacing it.
 
 use super::kind_of;
 use super::read::{At, CodeMap, Config, Cos, CosIf, IfConf};
-use crate::model::maps::{MapEntry, QosMap};
+use crate::model::maps::{Bound, BoundPolicy, MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, derived, known};
 use crate::platform::util::identity8;
 use std::collections::{BTreeMap, BTreeSet};
@@ -169,6 +179,88 @@ fn effective<'c>(cos: &'c Cos, names: &[&str]) -> Eff<'c> {
         }
     }
     e
+}
+
+/// The class-of-service statements in force on a port (`QosMaps::policies`), each with the
+/// `[edit class-of-service interfaces]` entry it came from, in [`effective`]'s order (for each
+/// of the aggregate and the port: wildcard entries, then the entry of that name), a later
+/// statement of a kind replacing an earlier one: a wildcard entry (`et-*`) binds every port it
+/// matches unless the port's (or its aggregate's) own entry states the same kind. Without any
+/// classifier or fixed class, the default classifier of the port's family (`l2`: IEEE 802.1p).
+fn bindings(cos: &Cos, names: &[&str], port: &str, l2: bool, at: &Src) -> Vec<BoundPolicy> {
+    let mut by_kind: BTreeMap<String, BoundPolicy> = BTreeMap::new();
+    for name in names {
+        for wild in [true, false] {
+            for ci in &cos.ifs {
+                if ci.pattern.contains('*') != wild || !glob(&ci.pattern, name) {
+                    continue;
+                }
+                let mk = |kind: &str, a: &At<String>| {
+                    let b = BoundPolicy::new(kind, &a.v, Bound::Port, Some(&a.src));
+                    if wild {
+                        BoundPolicy {
+                            bound: Bound::Wildcard,
+                            ..b.via(&ci.pattern)
+                        }
+                    } else if ci.pattern != port {
+                        BoundPolicy {
+                            bound: Bound::Lag,
+                            ..b.via(&ci.pattern)
+                        }
+                    } else {
+                        b
+                    }
+                };
+                let mut put = |kind: String, a: &At<String>| {
+                    let b = mk(&kind, a);
+                    by_kind.insert(kind, b);
+                };
+                if let Some(a) = &ci.scheduler_map {
+                    put("scheduler-map".into(), a);
+                }
+                if let Some(a) = &ci.cnp {
+                    put("congestion-notification-profile".into(), a);
+                }
+                if let Some(a) = &ci.fixed_fc {
+                    put("forwarding-class".into(), a);
+                }
+                if !ci.fc_sets.is_empty() {
+                    by_kind.retain(|k, _| !k.starts_with("forwarding-class-set "));
+                    for (set, tcp) in &ci.fc_sets {
+                        let kind =
+                            format!("forwarding-class-set {set} output-traffic-control-profile");
+                        let b = mk(&kind, tcp);
+                        by_kind.insert(kind, b);
+                    }
+                }
+                for (ty, a) in &ci.classifiers {
+                    let kind = format!("classifiers {ty}");
+                    let b = mk(&kind, a);
+                    by_kind.insert(kind, b);
+                }
+                for (ty, a) in &ci.rewrites {
+                    let kind = format!("rewrite-rules {ty}");
+                    let b = mk(&kind, a);
+                    by_kind.insert(kind, b);
+                }
+            }
+        }
+    }
+    if !by_kind
+        .keys()
+        .any(|k| k.starts_with("classifiers ") || k == "forwarding-class")
+    {
+        let kind = if l2 {
+            "classifiers ieee-802.1"
+        } else {
+            "classifiers dscp"
+        };
+        by_kind.insert(
+            kind.into(),
+            BoundPolicy::new(kind, "default", Bound::Default, Some(at)),
+        );
+    }
+    by_kind.into_values().collect()
 }
 
 /// Most ports one range statement may expand to (a port number beyond any switch's).
@@ -381,6 +473,8 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
         if *cos_only {
             if port && !name.contains('.') {
                 let e = effective(cos, &[name.as_str()]);
+                let l2 = c.families.iter().any(|f| f == "ethernet-switching");
+                crate::model::maps::bind(i, || bindings(cos, &[name.as_str()], name, l2, &src));
                 port_qos(i, cfg, &fcs, &e, c, &src, &mut policies);
             }
             continue;
@@ -449,6 +543,8 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
             }
             names.push(name.as_str());
             let e = effective(cos, &names);
+            let l2 = c.families.iter().any(|f| f == "ethernet-switching");
+            crate::model::maps::bind(i, || bindings(cos, &names, name, l2, &src));
             port_qos(i, cfg, &fcs, &e, c, &src, &mut policies);
         }
     }

@@ -31,9 +31,21 @@
 //! `type qos` the default type [R: recalled wording of the guide, the syntax line read]. Batfish's
 //! NX-OS grammar test config (batfish/batfish, `nxos_policy_map`) has such a class-map referenced
 //! from a `type qos` policy.
+//!
+//! The policies in force on a port (`QosMaps::policies`, shown by `audit --format model`): per
+//! type and direction, the port's own `service-policy`, else its port-channel's, else the one
+//! under `system qos` (every port that attaches none of its own), else, in a complete running
+//! config, the system-defined default. Cisco's Nexus 9000 QoS Configuration Guide, "Attaching
+//! and Detaching a QoS Policy Action": "The system-defined type queuing policy maps are attached
+//! to each interface unless you specifically attach a different policy map" and "Default queuing
+//! policies are active, unless you configure and apply another policy" [S: a copy of the guide,
+//! <http://www.manualslib.com/manual/1253596/Cisco-Nexus-9000-Series.html?page=46>]. The same
+//! page says "A QoS policy attached to a port channel takes effect even when policies are
+//! attached to member ports"; the model still prefers a member's own policy (left open, see
+//! docs/verification/issue-15.md).
 
 use super::read::{Config, IfConf, Match, PClass, PolicyMap, ServicePolicy};
-use crate::model::maps::{How, QosMap};
+use crate::model::maps::{Bound, BoundPolicy, How, QosMap};
 use crate::model::{
     Device, Field, Interface, Sourced, Src, UndefinedRef, default_of, derived, known,
 };
@@ -565,6 +577,51 @@ fn policy_for<'c>(
         .or_else(|| cfg.system_policy(ty, Some(dir)))
 }
 
+/// The service-policies in force on a port, one per type and direction, as [`policy_for`] picks
+/// them: the port's own, else its port-channel's, else the one under `system qos`; with none of
+/// these in a complete running config, the system-defined default (see the module doc).
+fn bindings(cfg: &Config, ifc: &IfConf, lag: Option<&IfConf>, src: &Src) -> Vec<BoundPolicy> {
+    let mut v = Vec::new();
+    for (ty, dir) in [
+        ("qos", Some("input")),
+        ("queuing", Some("input")),
+        ("queuing", Some("output")),
+        ("network-qos", None),
+    ] {
+        let kind = match dir {
+            Some(d) => format!("service-policy type {ty} {d}"),
+            None => format!("service-policy type {ty}"),
+        };
+        let own = ifc.policy(ty, dir).map(|sp| (sp, Bound::Port, None));
+        let of_lag = || {
+            lag.and_then(|l| {
+                l.policy(ty, dir)
+                    .map(|sp| (sp, Bound::Lag, Some(l.name.as_str())))
+            })
+        };
+        let system = || {
+            cfg.system_policy(ty, dir)
+                .map(|sp| (sp, Bound::Global, Some("system qos")))
+        };
+        match own.or_else(of_lag).or_else(system) {
+            Some((sp, bound, via)) => {
+                let b = BoundPolicy::new(&kind, &sp.name, bound, Some(&sp.at.src));
+                v.push(match via {
+                    Some(via) => b.via(via),
+                    None => b,
+                });
+            }
+            // No ingress queuing policy is listed when none is bound: which system-defined one
+            // a platform attaches differs, and no rule reads it.
+            None if cfg.full && (ty != "queuing" || dir == Some("output")) => v.push(
+                BoundPolicy::new(&kind, "system-defined default", Bound::Default, Some(src)),
+            ),
+            None => {}
+        }
+    }
+    v
+}
+
 fn sourced<T: Clone>(v: &Option<(T, Src)>) -> Field<T> {
     v.as_ref().and_then(|(x, s)| known(x.clone(), s))
 }
@@ -683,6 +740,7 @@ fn apply_port_qos(
     nq: &Nq,
     src: &Src,
 ) {
+    crate::model::maps::bind(i, || bindings(cfg, ifc, lag, src));
     let qos_sp = policy_for(cfg, ifc, lag, "qos", "input");
     let c = classification(cfg, resolve(cfg, qos_sp, "qos"), src);
     i.dscp_to_tc = c.dscp_to_tc;

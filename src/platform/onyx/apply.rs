@@ -6,7 +6,7 @@
 //! traffic class `t` carries (the lowest one when several share it [I]).
 
 use super::read::{At, Cfg, Ets, IfCfg, QosStmts};
-use crate::model::maps::{MapEntry, QosMap};
+use crate::model::maps::{Bound, BoundPolicy, MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, known};
 use crate::platform::util;
 use std::collections::{BTreeMap, BTreeSet};
@@ -190,6 +190,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
         if !l2_capable {
             continue;
         }
+        crate::model::maps::bind(i, || bindings(f, parent, &stmts, &g));
         apply_port(i, f, &stmts, &g, cfg);
     }
 
@@ -244,6 +245,84 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             dev.qos.policies.push(p);
         }
     }
+}
+
+/// The QoS statements in force on a port (`QosMaps::policies`): Onyx names no policies, so each
+/// statement is listed by its command, from the port's own lines or, where it has none of that
+/// kind, its port-channel's (the overlay above), and the global `roce` profile and
+/// `dcb priority-flow-control` lines, which govern every port. Without `qos trust`, the default
+/// trust (L3 under a `roce` profile, else L2) at the profile line or the interface header.
+fn bindings(f: &IfCfg, parent: Option<&IfCfg>, stmts: &QosStmts, g: &Global) -> Vec<BoundPolicy> {
+    let placed = |kind: &str, name: &str, src: &Src| {
+        let b = BoundPolicy::new(kind, name, Bound::Port, Some(src));
+        match parent {
+            Some(p) if !f.qos.has_line(src) && p.qos.has_line(src) => BoundPolicy {
+                bound: Bound::Lag,
+                ..b.via(&p.name)
+            },
+            _ => b,
+        }
+    };
+    let mut v = Vec::new();
+    if let Some((mode, s)) = &g.roce {
+        let name = match mode {
+            RoceMode::Lossless => "lossless",
+            RoceMode::SemiLossless => "semi-lossless",
+            RoceMode::Lossy => "lossy",
+        };
+        v.push(BoundPolicy::new("roce", name, Bound::Global, Some(s)));
+    }
+    if let (true, Some(s)) = (g.pfc_on.0, &g.pfc_on.1) {
+        v.push(BoundPolicy::new(
+            "dcb priority-flow-control",
+            "enable",
+            Bound::Global,
+            Some(s),
+        ));
+    }
+    match &stmts.trust {
+        Some(t) => {
+            let name = match t.v.as_str() {
+                "pcp" => "L2",
+                "dscp" => "L3",
+                other => other,
+            };
+            v.push(placed("qos trust", name, &t.src));
+        }
+        None => {
+            let (name, at) = match &g.roce {
+                Some((_, s)) => ("L3", s),
+                None => ("L2", &f.src),
+            };
+            v.push(BoundPolicy::new(
+                "qos trust",
+                name,
+                Bound::Default,
+                Some(at),
+            ));
+        }
+    }
+    if let Some(r) = &stmts.rewrite_dscp {
+        let name = if r.v { "enabled" } else { "disabled" };
+        v.push(placed("qos rewrite dscp", name, &r.src));
+    }
+    for (sp, tc) in &stmts.bind {
+        let kind = format!("traffic-class {} bind switch-priority", tc.v);
+        v.push(placed(&kind, &sp.to_string(), &tc.src));
+    }
+    for (tc, c) in &stmts.cc {
+        let kind = format!("traffic-class {tc} congestion-control");
+        v.push(placed(&kind, c.mode.as_deref().unwrap_or("none"), &c.src));
+    }
+    for (tc, e) in &stmts.ets {
+        let kind = format!("traffic-class {tc} dcb ets");
+        let name = match e.v {
+            Ets::Strict => "strict".to_string(),
+            Ets::Wrr(w) => format!("wrr {w}"),
+        };
+        v.push(placed(&kind, &name, &e.src));
+    }
+    v
 }
 
 /// Classification, PFC, link pause, queues, buffers and watchdog of a port or port-channel.

@@ -49,6 +49,19 @@ pub(super) struct QosStmts {
 }
 
 impl QosStmts {
+    /// Whether one of these statements was written at `src`.
+    pub(super) fn has_line(&self, src: &Src) -> bool {
+        let at = |a: Option<&Src>| a == Some(src);
+        at(self.mtu.as_ref().map(|x| &x.src))
+            || at(self.trust.as_ref().map(|x| &x.src))
+            || at(self.rewrite_dscp.as_ref().map(|x| &x.src))
+            || at(self.pfc_mode.as_ref().map(|x| &x.src))
+            || at(self.wd.as_ref().map(|x| &x.src))
+            || self.cc.values().any(|c| c.src == *src)
+            || self.ets.values().any(|e| e.src == *src)
+            || self.bind.values().any(|b| b.src == *src)
+    }
+
     /// Statements of `top` replace those of `self`.
     pub(super) fn overlay(&mut self, top: &QosStmts) {
         fn over<T: Clone>(b: &mut Option<T>, t: &Option<T>) {

@@ -8,9 +8,16 @@
 //! the `system qos` one; a port-channel member without its own setting uses its port-channel's
 //! [I]. OS9 (FTOS) pauses with a `dcb-map` (priority groups with `pfc on`, `priority-pgid`) and
 //! trusts 802.1p with `service-class dynamic dot1p`.
+//!
+//! The policies and maps in force on a port (`QosMaps::policies`, shown by `audit --format
+//! model`) follow the same order: the port's own, else its port-channel's, else `system qos`
+//! ("bound globally": OS10 applies a `system qos` trust map, qos-map, policy or `ets mode` to
+//! every interface that sets none of its own). The precedence is the OS10 guide's "interface
+//! level policy gets precedence over system level policy" [R: recalled wording; the search tool
+//! found no copy of the page to cite].
 
 use super::read::{At, Cfg, IfCfg, Match, PolicyMap, QosStmts, SvcPolicy};
-use crate::model::maps::{How, MapEntry, QosMap};
+use crate::model::maps::{Bound, BoundPolicy, How, MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, derived, known, val};
 use crate::platform::util;
 use std::collections::{BTreeMap, BTreeSet};
@@ -72,6 +79,107 @@ fn policy<'c>(
     dir: &str,
 ) -> Option<&'c SvcPolicy> {
     pick(f, lag, sys, |q| q.policy(ty, dir))
+}
+
+/// [`pick`], saying where the statement was found: on the port, on its port-channel (`via`), or
+/// in `system qos`.
+fn pick_bound<'c, T>(
+    f: &'c IfCfg,
+    lag: Option<&'c IfCfg>,
+    sys: Option<&'c QosStmts>,
+    get: impl Fn(&'c QosStmts) -> Option<&'c T>,
+) -> Option<(&'c T, Bound, Option<&'c str>)> {
+    get(&f.qos)
+        .map(|x| (x, Bound::Port, None))
+        .or_else(|| lag.and_then(|l| get(&l.qos).map(|x| (x, Bound::Lag, Some(l.name.as_str())))))
+        .or_else(|| {
+            sys.and_then(&get)
+                .map(|x| (x, Bound::Global, Some("system qos")))
+        })
+}
+
+fn bound(kind: &str, name: &str, how: Bound, via: Option<&str>, src: &Src) -> BoundPolicy {
+    let b = BoundPolicy::new(kind, name, how, Some(src));
+    match via {
+        Some(v) => b.via(v),
+        None => b,
+    }
+}
+
+/// The QoS policies and maps in force on a port (`QosMaps::policies`), as the model applies
+/// them: a port setting, else its port-channel's, else the `system qos` one ("interface level
+/// policy gets precedence over system level policy", see [`apply_os10_qos`]); the trust maps
+/// come together from the first of these that has any. OS9: the port's (or port-channel's)
+/// `dcb-map` and `service-class dynamic dot1p`, else the global one.
+fn bindings(cfg: &Cfg, f: &IfCfg, lag: Option<&IfCfg>, sys: Option<&QosStmts>) -> Vec<BoundPolicy> {
+    let mut v = Vec::new();
+    if cfg.ftos {
+        fn own(x: &IfCfg) -> Option<&At<String>> {
+            x.dcb_map.as_ref()
+        }
+        match own(f)
+            .map(|d| (d, Bound::Port, None))
+            .or_else(|| lag.and_then(|l| own(l).map(|d| (d, Bound::Lag, Some(l.name.as_str())))))
+        {
+            Some((d, how, via)) => v.push(bound("dcb-map", &d.v, how, via, &d.src)),
+            None => v.push(BoundPolicy::new(
+                "dcb-map",
+                "none",
+                Bound::Default,
+                Some(&f.src),
+            )),
+        }
+        fn cls(x: &IfCfg) -> Option<&Src> {
+            x.dot1p_class.as_ref()
+        }
+        let found = cls(f)
+            .map(|s| (s, Bound::Port, None))
+            .or_else(|| lag.and_then(|l| cls(l).map(|s| (s, Bound::Lag, Some(l.name.as_str())))))
+            .or_else(|| cfg.dot1p_class.as_ref().map(|s| (s, Bound::Global, None)));
+        if let Some((s, how, via)) = found {
+            v.push(bound("service-class dynamic", "dot1p", how, via, s));
+        }
+        return v;
+    }
+    fn has_trust(q: &QosStmts) -> Option<&QosStmts> {
+        (q.trust_dscp.is_some() || q.trust_dot1p.is_some()).then_some(q)
+    }
+    match pick_bound(f, lag, sys, has_trust) {
+        Some((q, how, via)) => {
+            for (kind, t) in [
+                ("trust-map dscp", &q.trust_dscp),
+                ("trust-map dot1p", &q.trust_dot1p),
+            ] {
+                if let Some(t) = t {
+                    v.push(bound(kind, &t.v, how, via, &t.src));
+                }
+            }
+        }
+        None => v.push(BoundPolicy::new(
+            "trust-map",
+            "none (every packet traffic class 0)",
+            Bound::Default,
+            Some(&f.src),
+        )),
+    }
+    if let Some((m, how, via)) = pick_bound(f, lag, sys, |q| q.qos_map.as_ref()) {
+        v.push(bound("qos-map traffic-class", &m.v, how, via, &m.src));
+    }
+    for (ty, dir) in [
+        ("qos", "input"),
+        ("network-qos", "input"),
+        ("queuing", "output"),
+    ] {
+        if let Some((sp, how, via)) = pick_bound(f, lag, sys, |q| q.policy(ty, dir)) {
+            let kind = format!("service-policy {dir} type {ty}");
+            v.push(bound(&kind, &sp.name, how, via, &sp.src));
+        }
+    }
+    if let Some((e, how, via)) = pick_bound(f, lag, sys, |q| q.ets.as_ref()) {
+        let name = if e.v { "on" } else { "off" };
+        v.push(bound("ets mode", name, how, via, &e.src));
+    }
+    v
 }
 
 /// Traffic classes a network-qos / queuing class-map selects (`match qos-group` / `match queue`).
@@ -362,6 +470,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
                 policies.insert(format!("{} {}", sp.ty, sp.name));
             }
         }
+        crate::model::maps::bind(i, || bindings(cfg, f, lag, sys));
         if cfg.ftos {
             apply_ftos_qos(cfg, f, lag, i);
         } else {

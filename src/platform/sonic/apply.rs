@@ -34,7 +34,7 @@
 use super::db::{Db, Entry, Val, ref_name, split_key};
 use super::show::Ini;
 use super::{canonical_ifname, kind_of};
-use crate::model::maps::{MapEntry, QosMap};
+use crate::model::maps::{Bound, BoundPolicy, MapEntry, QosMap};
 use crate::model::{
     Device, Field, Interface, PriorityGroup, Sourced, Src, UndefinedRef, Unrecognized,
 };
@@ -368,6 +368,48 @@ struct Binds<'a> {
 }
 
 impl<'a> Binds<'a> {
+    /// The port's `PORT_QOS_MAP` bindings in force (`QosMaps::policies`): each map field of the
+    /// port's own entry, else of `PORT_QOS_MAP|global` (what [`bound`] reads), and the port's
+    /// `pfc_enable`.
+    fn bindings(&self) -> Vec<BoundPolicy> {
+        let mut v = Vec::new();
+        for (field, table) in [
+            ("dscp_to_tc_map", "DSCP_TO_TC_MAP"),
+            ("dot1p_to_tc_map", "DOT1P_TO_TC_MAP"),
+            ("tc_to_queue_map", "TC_TO_QUEUE_MAP"),
+            ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP"),
+            ("pfc_to_pg_map", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"),
+            ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE"),
+            ("tc_to_dscp_map", "TC_TO_DSCP_MAP"),
+        ] {
+            let kind = format!("PORT_QOS_MAP {field}");
+            let own = self.qm.and_then(|e| e.get(field));
+            let (val, how) = match own {
+                Some(x) => (x, Bound::Port),
+                None => match self.global.and_then(|e| e.get(field)) {
+                    Some(x) => (x, Bound::Global),
+                    None => continue,
+                },
+            };
+            let name = ref_name(&val.v, table).unwrap_or(val.v.trim());
+            let b = BoundPolicy::new(&kind, name, how, Some(&val.src));
+            v.push(match how {
+                Bound::Global => b.via("PORT_QOS_MAP|global"),
+                _ => b,
+            });
+        }
+        if let Some(p) = self.qm.and_then(|e| e.get("pfc_enable")) {
+            let b = BoundPolicy::new(
+                "PORT_QOS_MAP pfc_enable",
+                p.v.trim(),
+                Bound::Port,
+                Some(&p.src),
+            );
+            v.push(b);
+        }
+        v
+    }
+
     fn bound(&self, field: &str, table: &str) -> Option<(&'a Val, Option<(&'a str, &'a Entry)>)> {
         bound(self.db, self.qm, self.global, field, table)
     }
@@ -399,6 +441,7 @@ impl<'a> Binds<'a> {
 }
 
 fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
+    crate::model::maps::bind(i, || bx.bindings());
     let anchor = bx.anchor;
     let identity = util::identity8();
     // Classification: DSCP and 802.1p maps decide the trust.
@@ -611,6 +654,24 @@ fn queues(
             let Some(i) = dev.interface_mut(&name) else {
                 continue;
             };
+            crate::model::maps::bind(i, || {
+                let qs = if a == b {
+                    format!("{a}")
+                } else {
+                    format!("{a}-{b}")
+                };
+                [
+                    ("scheduler", sched.map(|x| x.0)),
+                    ("wred_profile", wred.map(|x| x.0)),
+                ]
+                .into_iter()
+                .filter_map(|(f, n)| {
+                    let at = e.get(f)?;
+                    let kind = format!("QUEUE|{qs} {f}");
+                    Some(BoundPolicy::new(&kind, n?, Bound::Port, Some(&at.src)))
+                })
+                .collect()
+            });
             for qi in a..=b.min(7) {
                 let q = &mut i.queues[qi as usize];
                 if let Some((_, s)) = sched
