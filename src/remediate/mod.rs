@@ -17,7 +17,7 @@ use crate::rules::RuleSet;
 use anyhow::Result;
 use serde::Serialize;
 use spec::{ConfigText, Safety, Templates, WITHHOLD};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 pub const SCHEMA: &str = "fabric-audit/remediation/v1";
@@ -205,16 +205,19 @@ fn port_policy(
 }
 
 /// The other end of the link `device:interface` is on, if the fabric has one.
-fn link_peer(a: &Audit, device: &str, interface: &str) -> Option<(String, String)> {
-    a.fabric.links.iter().find_map(|l| {
-        if l.a.device == device && l.a.interface == interface {
-            Some((l.b.device.clone(), l.b.interface.clone()))
-        } else if l.b.device == device && l.b.interface == interface {
-            Some((l.a.device.clone(), l.a.interface.clone()))
-        } else {
-            None
-        }
-    })
+/// The far end of each linked port, (device, interface) → (device, interface): the first link
+/// that names the port, as a scan of the links would find it (one map per plan; a scan per
+/// finding made a 10,000-device plan quadratic).
+fn link_peers(a: &Audit) -> HashMap<(&str, &str), (&str, &str)> {
+    let mut m = HashMap::new();
+    for l in &a.fabric.links {
+        let (x, y) = (&l.a, &l.b);
+        m.entry((x.device.as_str(), x.interface.as_str()))
+            .or_insert((y.device.as_str(), y.interface.as_str()));
+        m.entry((y.device.as_str(), y.interface.as_str()))
+            .or_insert((x.device.as_str(), x.interface.as_str()));
+    }
+    m
 }
 
 /// An end a finding may be fixed at: device, interface, the other end (device, interface).
@@ -299,6 +302,7 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &[PathBuf], templates: &Templa
             None => minijinja::Value::from(()),
         }
     };
+    let peers = link_peers(a);
     // (device, snippet) → step
     let mut steps: BTreeMap<(String, String), Step> = BTreeMap::new();
     let mut withheld = Vec::new();
@@ -320,7 +324,9 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &[PathBuf], templates: &Templa
             ));
         } else if !link && let Some(i) = f.interface.as_deref() {
             // A port's own fix may have to agree with the port at the other end (MTU).
-            ends[0].2 = link_peer(a, &f.device, i);
+            ends[0].2 = peers
+                .get(&(f.device.as_str(), i))
+                .map(|(d, i)| (d.to_string(), i.to_string()));
         }
         let mut got = false;
         let mut why: Vec<(String, String)> = Vec::new();
