@@ -166,8 +166,14 @@ fn why(parsers: &Parsers, d: &Device, field: &str) -> (&'static str, String) {
 
 /// Rewrite the message of every "could not decide" finding on a device.
 pub fn explain(findings: &mut [Finding], devices: &[Device], rules: &RuleSet, parsers: &Parsers) {
+    // Devices by name, the first of a name as a scan finds it (a scan per finding was
+    // quadratic: 10,010 devices spent 0.7 s here).
+    let mut by_name: std::collections::HashMap<&str, &Device> = std::collections::HashMap::new();
+    for d in devices {
+        by_name.entry(d.name.as_str()).or_insert(d);
+    }
     for f in findings.iter_mut().filter(|f| f.undecided()) {
-        let Some(d) = devices.iter().find(|d| d.name == f.device) else {
+        let Some(&d) = by_name.get(f.device.as_str()) else {
             continue;
         };
         let Some(rule) = rules.get(&f.rule) else {
