@@ -414,6 +414,13 @@ pub fn match_port(peer: &Device, nb: &LldpNeighbor) -> Option<(String, &'static 
     descr.and_then(named).map(|(p, _)| (p, "description"))
 }
 
+/// The port's configuration sets its MTU (not the platform's default).
+fn mtu_stated(i: &Interface) -> bool {
+    [&i.mtu_raw, &i.mtu]
+        .iter()
+        .any(|m| m.as_ref().is_some_and(|m| !m.default))
+}
+
 /// Decide which ports are expected to carry RoCE with no `[policy] roce_ports` (see
 /// [`mark_roce_ports_by`]).
 pub fn mark_roce_ports(devices: &mut [Device], links: &[Link]) {
@@ -451,6 +458,11 @@ fn lossless_stated(i: &Interface) -> bool {
 ///    (the others are `idle`, listed by TOPO005);
 /// 3. else the ports whose configuration enables PFC; if none does, the ports with a lossless
 ///    priority group or ECN marking of their own; if none has any lossless setting, no port.
+///    When those settings do not tell ports apart (every up port has them: a device-wide or
+///    wildcard binding such as Junos `class-of-service interfaces et-*`) and some ports set
+///    their MTU while others keep the platform's default, the ports with an MTU of their own
+///    are the RoCE ports (a RoCE port carries jumbo frames; Juniper's AI/ML back-end spine
+///    binds its CoS to `et-*` and leaves its unused breakout ports at the default MTU).
 pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[String]) {
     use crate::glob::matches as glob_match;
     let switches: std::collections::HashSet<String> = devices
@@ -592,7 +604,20 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
                     .collect();
                 let n = other.iter().filter(|c| **c).count();
                 let rule = if n > 0 { "lossless" } else { "none" };
-                let msg = if n > 0 {
+                let own_mtu: Vec<bool> = d
+                    .interfaces
+                    .iter()
+                    .zip(&other)
+                    .map(|(i, c)| *c && mtu_stated(i))
+                    .collect();
+                let n_mtu = own_mtu.iter().filter(|c| **c).count();
+                let narrow = n == n_cand && n_mtu > 0 && n_mtu < n;
+                let msg = if narrow {
+                    format!(
+                        "scope: no link in fabric.toml or LLDP, no [policy] roce_ports and no port with PFC enabled; all {n} up port(s) have a lossless priority group or ECN marking (bound device-wide or by a wildcard), so the {n_mtu} that set their own MTU are audited as RoCE; {} up port(s) at the platform's default MTU not audited as RoCE",
+                        n - n_mtu
+                    )
+                } else if n > 0 {
                     format!(
                         "scope: no link in fabric.toml or LLDP, no [policy] roce_ports and no port with PFC enabled; {n} up port(s) with a lossless priority group or ECN marking; {} up port(s) without lossless settings not audited as RoCE",
                         n_cand - n
@@ -602,7 +627,11 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
                         "scope: no link in fabric.toml or LLDP, no [policy] roce_ports, and none of the {n_cand} up port(s) has lossless settings (PFC, a lossless priority group, ECN marking): no port audited as RoCE"
                     )
                 };
-                (other, false, rule, msg)
+                if narrow {
+                    (own_mtu, false, "lossless+mtu", msg)
+                } else {
+                    (other, false, rule, msg)
+                }
             }
         };
         let audited = chosen.iter().filter(|c| **c).count();

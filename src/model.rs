@@ -937,7 +937,7 @@ pub struct Link {
 /// How the RoCE ports of a switch were chosen (engine-computed).
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct RoceScope {
-    /// roce_ports | links | pfc | lossless | none
+    /// roce_ports | links | pfc | lossless | lossless+mtu | none
     pub rule: String,
     /// Up Ethernet ports audited as RoCE, and those left out.
     pub audited: usize,

@@ -1053,3 +1053,59 @@ fn device_level_qos_is_on_every_port_it_governs() {
         ),
     );
 }
+
+/// Item 8 on a vendor's reference design (corpus): Juniper's AI/ML back-end spine, audited alone
+/// (no links, no LLDP), binds its CoS to every `et-*` port, so lossless settings do not tell
+/// its ports apart; the 8 ports that carry traffic set `mtu 9216`, the 74 unused breakout ports
+/// (`unit 0 { family inet; }` only) keep the default. Before, all 82 were audited as RoCE and
+/// MTU003 gave 74 errors ("MTU 1500 (configured 1514), below the endpoint MTU 9000"); now the
+/// ports with an MTU of their own are the scope, and TOPO006 says so once.
+#[test]
+fn jvd_spine_alone_audits_its_configured_ports_without_errors() {
+    let Some(spine) = corpus_device(
+        "jvdscope",
+        "junos",
+        &[(
+            "junos/show-configuration/jvd-aiml-mtb-spine1-qfx5240.txt",
+            "sw1.conf",
+        )],
+    ) else {
+        return;
+    };
+    let r = run(&spine, "json");
+    assert_eq!(r["summary"]["findings"]["error"], 0, "{}", r["summary"]);
+    let scope: Vec<&Value> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "TOPO006")
+        .collect();
+    assert_eq!(scope.len(), 1);
+    let msg = scope[0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("the 8 that set their own MTU are audited as RoCE")
+            && msg.contains("74 up port(s) at the platform's default MTU not audited"),
+        "{msg}"
+    );
+    let m = run(&spine, "model");
+    let roce: Vec<&str> = m["devices"][0]["interfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["roce"] == true)
+        .map(|i| i["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roce,
+        [
+            "et-0/0/0:0",
+            "et-0/0/0:1",
+            "et-0/0/1:0",
+            "et-0/0/1:1",
+            "et-0/0/4:0",
+            "et-0/0/4:1",
+            "et-0/0/5:0",
+            "et-0/0/5:1"
+        ]
+    );
+}
