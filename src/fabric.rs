@@ -128,7 +128,7 @@ fn load_and_build(parsers: &Parsers, snap: &Snapshot, i: usize) -> Built {
     let (input, read_notices) = snap.load_device(i);
     timings::add_cpu(Phase::Read, timings::thread_cpu().saturating_sub(start));
     let (mut d, u) = build_device(parsers, &input);
-    // Kept until the report: no room for ports that never came (a port is ~1.7 KiB inline).
+    // Kept until the report: no room for ports that never came (a port is 1,176 bytes inline).
     d.interfaces.shrink_to_fit();
     (d, u, read_notices)
 }
