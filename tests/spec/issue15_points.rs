@@ -1109,3 +1109,45 @@ fn jvd_spine_alone_audits_its_configured_ports_without_errors() {
         ]
     );
 }
+
+/// NX-OS: "A QoS policy attached to a port channel takes effect even when policies are attached
+/// to member ports" (Cisco Nexus 9000 QoS Configuration Guide, "Attaching and Detaching a QoS
+/// Policy Action"; see src/platform/nxos/apply.rs). A member that attaches its own `type qos`
+/// policy runs its port-channel's: DSCP 26 → TC 3 from PC-QOS at line 11, listed as bound
+/// through the LAG. Before, the member's own MEMBER-QOS (TC 5, line 14) was taken.
+#[test]
+fn nxos_port_channel_policy_overrides_a_members_own() {
+    let snap = scratch("i15", "nxos-lag-policy");
+    std::fs::create_dir_all(snap.join("configs")).unwrap();
+    std::fs::write(
+        snap.join("configs/sw1.cfg"),
+        "hostname sw1\n\
+         class-map type qos match-any ROCE\n  match dscp 26\n\
+         policy-map type qos PC-QOS\n  class ROCE\n    set qos-group 3\n\
+         policy-map type qos MEMBER-QOS\n  class ROCE\n    set qos-group 5\n\
+         interface port-channel10\n  service-policy type qos input PC-QOS\n\
+         interface Ethernet1/1\n  channel-group 10 mode active\n  \
+         service-policy type qos input MEMBER-QOS\n  no shutdown\n",
+    )
+    .unwrap();
+    std::fs::write(
+        snap.join("fabric.toml"),
+        "[[device]]\nname = \"sw1\"\nplatform = \"nxos\"\n",
+    )
+    .unwrap();
+    let m = run(&snap, "model");
+    let port = m["devices"][0]["interfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "Ethernet1/1")
+        .unwrap();
+    assert_eq!(port["dscp_to_tc"]["value"][26], 3, "{}", port["dscp_to_tc"]);
+    assert_eq!(port["dscp_to_tc"]["line"], 11, "{}", port["dscp_to_tc"]);
+    let p = policy(port, "service-policy type qos input");
+    assert_eq!(
+        (&p["name"], &p["bound"]),
+        (&"PC-QOS".into(), &"lag".into()),
+        "{p}"
+    );
+}

@@ -33,7 +33,7 @@
 //! from a `type qos` policy.
 //!
 //! The policies in force on a port (`QosMaps::policies`, shown by `audit --format model`): per
-//! type and direction, the port's own `service-policy`, else its port-channel's, else the one
+//! type and direction, its port-channel's `service-policy`, else the port's own, else the one
 //! under `system qos` (every port that attaches none of its own), else, in a complete running
 //! config, the system-defined default. Cisco's Nexus 9000 QoS Configuration Guide, "Attaching
 //! and Detaching a QoS Policy Action": "The system-defined type queuing policy maps are attached
@@ -41,8 +41,8 @@
 //! policies are active, unless you configure and apply another policy" [S: a copy of the guide,
 //! <http://www.manualslib.com/manual/1253596/Cisco-Nexus-9000-Series.html?page=46>]. The same
 //! page says "A QoS policy attached to a port channel takes effect even when policies are
-//! attached to member ports"; the model still prefers a member's own policy (left open, see
-//! docs/verification/issue-15.md).
+//! attached to member ports", so a member of a port-channel that has a policy of a type and
+//! direction runs the port-channel's, whatever the member attaches itself.
 
 use super::read::{Config, IfConf, Match, PClass, PolicyMap, ServicePolicy};
 use crate::model::maps::{Bound, BoundPolicy, How, QosMap};
@@ -572,13 +572,13 @@ fn policy_for<'c>(
     ty: &str,
     dir: &str,
 ) -> Option<&'c ServicePolicy> {
-    ifc.policy(ty, Some(dir))
-        .or_else(|| lag.and_then(|l| l.policy(ty, Some(dir))))
+    lag.and_then(|l| l.policy(ty, Some(dir)))
+        .or_else(|| ifc.policy(ty, Some(dir)))
         .or_else(|| cfg.system_policy(ty, Some(dir)))
 }
 
 /// The service-policies in force on a port, one per type and direction, as [`policy_for`] picks
-/// them: the port's own, else its port-channel's, else the one under `system qos`; with none of
+/// them: its port-channel's, else the port's own, else the one under `system qos`; with none of
 /// these in a complete running config, the system-defined default (see the module doc).
 fn bindings(cfg: &Config, ifc: &IfConf, lag: Option<&IfConf>, src: &Src) -> Vec<BoundPolicy> {
     let mut v = Vec::new();
@@ -603,7 +603,7 @@ fn bindings(cfg: &Config, ifc: &IfConf, lag: Option<&IfConf>, src: &Src) -> Vec<
             cfg.system_policy(ty, dir)
                 .map(|sp| (sp, Bound::Global, Some("system qos")))
         };
-        match own.or_else(of_lag).or_else(system) {
+        match of_lag().or(own).or_else(system) {
             Some((sp, bound, via)) => {
                 let b = BoundPolicy::new(&kind, &sp.name, bound, Some(&sp.at.src));
                 v.push(match via {
