@@ -204,7 +204,6 @@ fn port_policy(
     minijinja::Value::from(minijinja::value::Serde(p))
 }
 
-/// The other end of the link `device:interface` is on, if the fabric has one.
 /// The far end of each linked port, (device, interface) → (device, interface): the first link
 /// that names the port, as a scan of the links would find it (one map per plan; a scan per
 /// finding made a 10,000-device plan quadratic).
