@@ -94,6 +94,54 @@ pub fn run(home: &std::path::Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// A scratch copy of the bundled fabric `base`, to edit (`area` names the test file's folder).
+pub fn copy_fixture(area: &str, base: &str, tag: &str) -> PathBuf {
+    let dir = scratch(area, tag);
+    copy_tree(&fixtures().join(base), &dir);
+    dir
+}
+
+/// Replace the first `from` by `to` in a file of a snapshot copy; the text must be there.
+pub fn edit_once(snap: &Path, file: &str, from: &str, to: &str) {
+    let p = snap.join(file);
+    let body = std::fs::read_to_string(&p).unwrap();
+    assert!(body.contains(from), "{file}: {from:?} not found");
+    std::fs::write(&p, body.replacen(from, to, 1)).unwrap();
+}
+
+/// `fabric-audit audit SNAP --format FORMAT --fail-on never`, which must exit 0; its output read
+/// as JSON.
+pub fn audit_value(snap: &Path, format: &str) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
+        .arg("audit")
+        .arg(snap)
+        .args(["--format", format, "--fail-on", "never"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Findings of `rule` on `device` in a JSON report that decided (not "could not decide").
+pub fn decided<'v>(
+    report: &'v serde_json::Value,
+    rule: &str,
+    device: &str,
+) -> Vec<&'v serde_json::Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == rule && f["device"] == device)
+        .filter(|f| f["evidence"]["undecided"] != true)
+        .collect()
+}
+
 /// Copy a folder tree (a fixture snapshot into a scratch folder).
 pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).unwrap();

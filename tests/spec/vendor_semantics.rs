@@ -3,50 +3,13 @@
 //! clean fabric the way the fault (or the correct design) is written on the device, runs the
 //! `fabric-audit` binary on it, and reads the findings or the model (`--format model`) it prints.
 
-use crate::common::{copy_tree, fixtures, scratch};
+use crate::common::{self, audit_value as run, decided, edit_once as edit, fixtures, scratch};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// A copy of a bundled fabric, to edit.
 fn copy_of(base: &str, tag: &str) -> PathBuf {
-    let dir = scratch("semantics", tag);
-    copy_tree(&fixtures().join(base), &dir);
-    dir
-}
-
-/// Replace `from` by `to` in a file of the copy; the text must be there.
-fn edit(snap: &Path, file: &str, from: &str, to: &str) {
-    let p = snap.join(file);
-    let body = std::fs::read_to_string(&p).unwrap();
-    assert!(body.contains(from), "{file}: {from:?} not found");
-    std::fs::write(&p, body.replacen(from, to, 1)).unwrap();
-}
-
-fn run(snap: &Path, format: &str) -> Value {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fabric-audit"))
-        .arg("audit")
-        .arg(snap)
-        .args(["--format", format, "--fail-on", "never"])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// Findings of `rule` on `device` that decided (not "could not decide").
-fn decided<'v>(report: &'v Value, rule: &str, device: &str) -> Vec<&'v Value> {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["rule"] == rule && f["device"] == device)
-        .filter(|f| f["evidence"]["undecided"] != true)
-        .collect()
+    common::copy_fixture("semantics", base, tag)
 }
 
 fn iface<'v>(model: &'v Value, device: &str, name: &str) -> &'v Value {
