@@ -37,6 +37,8 @@
 //! community names), and JSON documents (keys and values by name, at any nesting).
 //! Redaction never adds or removes a line, so line numbers in reports stay those of the file.
 
+mod words;
+
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -259,7 +261,7 @@ struct Redactor {
     yaml_key: Regex,
     begin_key: Regex,
     quoted: Regex,
-    prefilter: aho_corasick::AhoCorasick,
+    prefilter: words::WordFinder,
 }
 
 static REDACTOR: LazyLock<Option<Redactor>> = LazyLock::new(|| {
@@ -277,14 +279,7 @@ static REDACTOR: LazyLock<Option<Redactor>> = LazyLock::new(|| {
         .ok()?,
         begin_key: Regex::new(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----").ok()?,
         quoted: Regex::new(r#""([^"]*)""#).ok()?,
-        // A DFA: the patterns include one-byte words (`$`), so no rare-byte prefilter helps,
-        // and every byte of every file goes through this automaton; the DFA's loop is the
-        // fastest aho-corasick has (the patterns are few and short, so it stays small).
-        prefilter: aho_corasick::AhoCorasick::builder()
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-            .ascii_case_insensitive(true)
-            .build(PREFILTER_WORDS)
-            .ok()?,
+        prefilter: words::WordFinder::new(PREFILTER_WORDS)?,
     })
 });
 
@@ -347,16 +342,14 @@ fn redact_cow<'t>(
     let mut out = String::new();
     let mut flushed = 0;
     let mut pos = 0;
+    let mut scan = r.prefilter.scan(bytes);
     while pos < bytes.len() {
         if !every_line && !lines.pem && lines.yaml.is_none() {
             // Nothing carries over from the line before: go to the next line with a word.
-            let Some(hit) = r
-                .prefilter
-                .find(aho_corasick::Input::new(bytes).span(pos..bytes.len()))
-            else {
+            let Some(hit) = scan.next(pos) else {
                 break;
             };
-            pos = memchr::memrchr(b'\n', &bytes[pos..hit.start()]).map_or(pos, |p| pos + p + 1);
+            pos = memchr::memrchr(b'\n', &bytes[pos..hit]).map_or(pos, |p| pos + p + 1);
         }
         let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |p| pos + p + 1);
         let raw = &src[pos..end];
