@@ -183,7 +183,29 @@ pub struct Device {
     /// Finds a port of `interfaces` by name while readers build the device (dropped after).
     #[serde(skip)]
     pub iface_index: name_index::NameIndex,
+    /// Ports named after the device already had [`MAX_INTERFACES`]: how many times a reader
+    /// named a new one (a run of lookups of one name counts once); none of them is read
+    /// (PARSE013).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub interfaces_not_read: u32,
+    /// Where a reader writes a port past [`MAX_INTERFACES`]: one scratch port, replaced for
+    /// each new name and never read.
+    #[serde(skip)]
+    #[doc(hidden)]
+    pub spill: Option<Box<Interface>>,
 }
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// At most this many interfaces are read per device. A port costs the model a few KiB (its
+/// QoS maps, queues and priority groups, each value with its source) and a config can declare
+/// one in 20 bytes (`interface Ethernet9/9`), so without a bound one 64 MiB file in a pull
+/// request could ask for tens of GiB (issue 19). No switch comes near it: the largest chassis
+/// have 576 ports, 4,608 when every one is broken out to 8, plus up to 4,094 VLAN interfaces
+/// and a few thousand subinterfaces or port-channels.
+pub const MAX_INTERFACES: usize = 16_384;
 
 /// One fact where the running switch differs from its configuration. The running value is
 /// what the model holds (rules judge the switch as it runs); this records the difference.
@@ -1079,14 +1101,31 @@ impl Device {
             .position(&self.interfaces, |i| i.name.as_str(), name)
     }
 
-    /// Get or create an interface by canonical name.
-    pub fn iface(&mut self, name: &str, kind: &str) -> &mut Interface {
+    /// The position of the interface `name`, created when new; `None` when it is new and the
+    /// device already has [`MAX_INTERFACES`] (then counted in `interfaces_not_read`).
+    pub fn iface_slot(&mut self, name: &str, kind: &str) -> Option<usize> {
         if let Some(pos) = self.iface_position(name) {
-            &mut self.interfaces[pos]
-        } else {
-            self.interfaces.push(Interface::new(name, kind));
-            let last = self.interfaces.len() - 1;
-            &mut self.interfaces[last]
+            return Some(pos);
+        }
+        if self.interfaces.len() >= MAX_INTERFACES {
+            if self.spill.as_ref().is_none_or(|s| s.name != name) {
+                self.interfaces_not_read = self.interfaces_not_read.saturating_add(1);
+                self.spill = Some(Box::new(Interface::new(name, kind)));
+            }
+            return None;
+        }
+        self.interfaces.push(Interface::new(name, kind));
+        Some(self.interfaces.len() - 1)
+    }
+
+    /// Get or create an interface by canonical name. Past [`MAX_INTERFACES`] a new name gets
+    /// a scratch port that is not part of the device (see `interfaces_not_read`).
+    pub fn iface(&mut self, name: &str, kind: &str) -> &mut Interface {
+        match self.iface_slot(name, kind) {
+            Some(pos) => &mut self.interfaces[pos],
+            None => self
+                .spill
+                .get_or_insert_with(|| Box::new(Interface::new(name, kind))),
         }
     }
 }

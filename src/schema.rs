@@ -160,6 +160,8 @@ pub fn full_device() -> Device {
         drift: Some(vec![Drift::default()]),
         roce_scope: Some(RoceScope::default()),
         iface_index: Default::default(),
+        interfaces_not_read: 1,
+        spill: None,
     }
 }
 

@@ -339,6 +339,12 @@ pub struct Edit {
 pub struct Add {
     pub file: String,
     pub content: String,
+    /// Write `content` this many times, `{n}` in it numbered from 1 (a file too long to spell).
+    #[serde(default)]
+    pub repeat: Option<usize>,
+    /// Add to the end of the base's file instead of replacing it.
+    #[serde(default)]
+    pub append: bool,
 }
 
 #[derive(Deserialize, Debug)]
@@ -404,7 +410,18 @@ pub fn build_case(path: &Path, tmp: &Path) -> Result<Case, String> {
     for a in &case.add {
         let f = tmp.join(&a.file);
         std::fs::create_dir_all(f.parent().unwrap()).unwrap();
-        std::fs::write(&f, &a.content).unwrap();
+        let body = match a.repeat {
+            Some(n) => (1..=n)
+                .map(|i| a.content.replace("{n}", &i.to_string()))
+                .collect::<String>(),
+            None => a.content.clone(),
+        };
+        let body = if a.append {
+            std::fs::read_to_string(&f).unwrap_or_default() + &body
+        } else {
+            body
+        };
+        std::fs::write(&f, body).unwrap();
     }
     for r in &case.remove {
         std::fs::remove_file(tmp.join(r))

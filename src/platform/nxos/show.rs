@@ -55,12 +55,8 @@ fn show_interface(dev: &mut Device, o: &Output) {
             let admin_down = state == "administratively down"
                 || p.get(r, "why")
                     .is_some_and(|w| w.eq_ignore_ascii_case("administratively down"));
-            let idx = match dev.iface_position(&name) {
-                Some(idx) => idx,
-                None => {
-                    dev.interfaces.push(Interface::new(&name, if_kind(&name)));
-                    dev.interfaces.len() - 1
-                }
+            let Some(idx) = dev.iface_slot(&name, if_kind(&name)) else {
+                continue;
             };
             let i = &mut dev.interfaces[idx];
             if i.defined_at.is_none() {

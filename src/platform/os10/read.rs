@@ -192,6 +192,8 @@ pub(super) struct Cfg {
     pub(super) breakouts: HashMap<String, (f64, u32, Src)>,
     /// (kind, name, line) of every reference, checked once the whole file is read.
     pub(super) refs: Vec<(&'static str, String, u32)>,
+    /// Finds a port of `interfaces` by name (an `interface range` names many).
+    pub(super) iface_index: crate::model::name_index::NameIndex,
 }
 
 impl Cfg {
@@ -335,21 +337,46 @@ fn block_owners(text: &str) -> Vec<u32> {
     out
 }
 
-fn indented(text: &str, line: u32) -> bool {
-    text.split('\n')
-        .nth(line.saturating_sub(1) as usize)
-        .is_some_and(|l| l.starts_with([' ', '\t']))
+/// Whether each line (1-based: entry 0 is no line) starts with a space or a tab; made once
+/// per file, since a look-up from the top of the file per record was quadratic in its lines
+/// (1 MiB of short interface stanzas: 15 s; issue 19).
+fn indentation(text: &str) -> Vec<bool> {
+    std::iter::once(false)
+        .chain(text.split('\n').map(|l| l.starts_with([' ', '\t'])))
+        .collect()
+}
+
+fn indented(lines: &[bool], line: u32) -> bool {
+    lines.get(line as usize).copied().unwrap_or(false)
 }
 
 fn ifaces<'c>(cfg: &'c mut Cfg, c: &Ctx) -> Vec<&'c mut IfCfg> {
     match c {
-        Ctx::Ifaces(ix) => cfg
-            .interfaces
-            .iter_mut()
-            .enumerate()
-            .filter(|(i, _)| ix.contains(i))
-            .map(|(_, f)| f)
-            .collect(),
+        Ctx::Ifaces(ix) => {
+            // By position, in order, each port once: a scan of every port per statement was
+            // quadratic in the ports of a config.
+            let mut want = ix.clone();
+            want.sort_unstable();
+            want.dedup();
+            let mut out = Vec::with_capacity(want.len());
+            let mut rest: &mut [IfCfg] = &mut cfg.interfaces;
+            let mut base = 0;
+            for i in want {
+                let Some(skip) = i.checked_sub(base) else {
+                    continue;
+                };
+                let Some((f, tail)) = std::mem::take(&mut rest)
+                    .get_mut(skip..)
+                    .and_then(|t| t.split_first_mut())
+                else {
+                    break;
+                };
+                out.push(f);
+                rest = tail;
+                base = i + 1;
+            }
+            out
+        }
         _ => Vec::new(),
     }
 }
@@ -367,6 +394,7 @@ pub(super) fn read_config(o: &Output) -> Cfg {
     let p: &Parsed = &o.parsed;
     let text = p.text();
     let owners = block_owners(text);
+    let indent = indentation(text);
     let mut cfg = Cfg::default();
     let mut ctx: Vec<Ctx> = Vec::with_capacity(p.records.len());
     // Context of each top-level record, by its line (for OS9 lines cut off by a `!`).
@@ -378,7 +406,7 @@ pub(super) fn read_config(o: &Output) -> Cfg {
             .and_then(|i| ctx.get(i as usize))
             .cloned()
             .unwrap_or(Ctx::None);
-        if r.parent.is_none() && indented(text, r.line) {
+        if r.parent.is_none() && indented(&indent, r.line) {
             // An indented line read at top level: a `!` closed its block for the parser, but
             // it still belongs to the block that owns it.
             let owner = owners.get(r.line as usize).copied().unwrap_or(0);
@@ -428,13 +456,17 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                 if let Some(names) = expand_range(get("list")) {
                     let mut ix = Vec::new();
                     for n in names {
-                        let pos = match cfg.interfaces.iter().position(|f| f.name == n) {
-                            Some(pos) => pos,
-                            None => {
-                                cfg.interfaces.push(IfCfg::new(n, &src));
-                                cfg.interfaces.len() - 1
-                            }
-                        };
+                        let pos =
+                            match cfg
+                                .iface_index
+                                .position(&cfg.interfaces, |f| f.name.as_str(), &n)
+                            {
+                                Some(pos) => pos,
+                                None => {
+                                    cfg.interfaces.push(IfCfg::new(n, &src));
+                                    cfg.interfaces.len() - 1
+                                }
+                            };
                         ix.push(pos);
                     }
                     here = Ctx::Ifaces(ix);
@@ -823,7 +855,7 @@ pub(super) fn read_config(o: &Output) -> Cfg {
             }
             _ => {}
         }
-        if r.parent.is_none() && !indented(text, r.line) {
+        if r.parent.is_none() && !indented(&indent, r.line) {
             top_at_line.insert(r.line, here.clone());
         }
         ctx.push(here);
