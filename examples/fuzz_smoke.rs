@@ -40,7 +40,7 @@ struct Args {
     /// Peak memory allowed per input: RATIO × its bytes + ALLOWANCE.
     #[arg(long, default_value_t = 1000)]
     ratio: usize,
-    #[arg(long, default_value_t = 32 << 20)]
+    #[arg(long, default_value_t = 256 << 20)]
     allowance: usize,
     /// An input slower than this is a hang.
     #[arg(long, default_value_t = 10.0)]

@@ -77,6 +77,7 @@ impl BuildNotes {
 
 /// Fill `dev` from its outputs with the platform's module.
 pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
+    util::start_range_budget();
     let mut notes = build_platform(platform, dev, outs);
     // The rest of each port's maps is filled only for the model the user asks to see
     // (`fill_maps`): rules read the value vectors.

@@ -112,6 +112,36 @@ pub fn dscp_div8() -> Vec<u8> {
 /// Most names one `interface` range line may stand for (a larger count is not expanded).
 pub const MAX_RANGE: usize = 4096;
 
+thread_local! {
+    /// Port names the ranges of the device being built have stood for so far.
+    static RANGE_NAMES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A device's files start being read (`platform::build`): its ranges may name up to
+/// [`crate::model::MAX_INTERFACES`] ports between them. Each range line is bounded, but a
+/// file of such lines was not: 14 KB of `interface Ethernet2-4094` blocks made 8,000 copies
+/// of a port's settings (55 MB; found by the EOS fuzz target, issue 19).
+pub fn start_range_budget() {
+    RANGE_NAMES.with(|c| c.set(0));
+}
+
+/// Count `n` more port names stood for by ranges; an error, and nothing counted, once the
+/// device's ranges would name more ports than a device keeps. The caller reports the line
+/// as not expanded, with this reason.
+pub fn spend_range_names(n: usize) -> Result<(), String> {
+    RANGE_NAMES.with(|c| {
+        let used = c.get().saturating_add(n);
+        if used > crate::model::MAX_INTERFACES {
+            return Err(format!(
+                "the interface ranges of this device's files name more than {} ports between them (the most a device keeps): not expanded",
+                crate::model::MAX_INTERFACES
+            ));
+        }
+        c.set(used);
+        Ok(())
+    })
+}
+
 /// Expand an interface list as NX-OS and EOS write it after `interface`: `Ethernet1/1`,
 /// `Ethernet1/1-4`, `Ethernet 1/17-1/32` (the end repeats the stem), `Ethernet1-4`,
 /// `Ethernet3/1-3/4`, `Ethernet1/1-4, Ethernet1/10`, `ethernet 1/1/1 - 2` and `Ethernet1/1,1/3`
@@ -182,6 +212,7 @@ pub fn expand_if_list(spec: &str, canon: impl Fn(&str) -> String) -> Result<Vec<
                 "range {first}-{last} is longer than {MAX_RANGE} interfaces"
             ));
         }
+        spend_range_names((b - a) as usize + 1)?;
         for n in a..=b {
             out.push(canon(&format!("{family}{stem}{n}")));
         }

@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 struct Timed {
     out: Output,
     cpu: Duration,
+    /// Peak resident memory of the process, bytes.
+    peak: u64,
 }
 
 /// Run the binary; kill it after `limit` of wall time (a failure, naming the command).
@@ -41,7 +43,7 @@ fn run_timed(args: &[&str], limit: Duration) -> Timed {
     let err = drain(Box::new(child.stderr.take().unwrap()));
     let pid = child.id() as libc::pid_t;
     let start = Instant::now();
-    let (status, cpu) = loop {
+    let (status, cpu, peak) = loop {
         let mut st: libc::c_int = 0;
         // SAFETY: plain wait4 on our own child, writing into locals we own.
         let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -50,7 +52,11 @@ fn run_timed(args: &[&str], limit: Duration) -> Timed {
             let tv = |t: libc::timeval| {
                 Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
             };
-            break (st, tv(ru.ru_utime) + tv(ru.ru_stime));
+            break (
+                st,
+                tv(ru.ru_utime) + tv(ru.ru_stime),
+                ru.ru_maxrss as u64 * 1024,
+            );
         }
         assert!(r == 0, "wait4 failed");
         if start.elapsed() > limit {
@@ -68,6 +74,7 @@ fn run_timed(args: &[&str], limit: Duration) -> Timed {
             stderr: err.join().unwrap(),
         },
         cpu,
+        peak,
     }
 }
 
@@ -394,5 +401,46 @@ fn os10_stanzas_of_many_ports_cost_linear_time() {
     );
     let v: serde_json::Value = serde_json::from_slice(&t.out.stdout).unwrap();
     assert_eq!(v["summary"]["interfaces"], 16_000, "{}", v["summary"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 19, found by the EOS fuzz target: each `interface` range line stands for at most
+/// 4,096 ports, but a file of such lines did not: 14 KB of `interface Ethernet2-4094` blocks
+/// made 8,000 copies of a port's settings (55 MB), 60 lines of 4,095 would make 245,700. A
+/// device's ranges now name at most 16,384 ports between them (the most a device keeps); the
+/// lines past that are reported, not expanded, and memory stays that of one full device.
+#[test]
+fn range_lines_name_at_most_a_device_of_ports() {
+    let dir = common::scratch("cost", "eos-ranges");
+    std::fs::create_dir_all(dir.join("configs")).unwrap();
+    let mut text = String::from("! device: sw1 (DCS-7060X4-32, EOS-4.31.2F)\nhostname sw1\n");
+    for k in 1..=60 {
+        text.push_str(&format!(
+            "interface Ethernet{k}/1-4095\n   mtu 9214\n   shutdown\n"
+        ));
+    }
+    std::fs::write(dir.join("configs/sw1.cfg"), text).unwrap();
+    std::fs::write(
+        dir.join("fabric.toml"),
+        "[[device]]\nname = \"sw1\"\nplatform = \"eos\"\n",
+    )
+    .unwrap();
+    let t = run_timed(
+        &["audit", s(&dir), "--format", "json"],
+        Duration::from_secs(240),
+    );
+    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout).unwrap();
+    let ports = v["summary"]["interfaces"].as_u64().unwrap();
+    assert!((16_000..=16_384).contains(&ports), "{}", v["summary"]);
+    let text = String::from_utf8_lossy(&t.out.stdout);
+    assert!(
+        text.contains("name more than 16384 ports between them"),
+        "the lines past the bound are reported"
+    );
+    assert!(
+        t.peak < 400 << 20,
+        "{} MiB at peak for 60 range lines",
+        t.peak >> 20
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

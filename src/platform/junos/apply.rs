@@ -278,6 +278,7 @@ fn expand_member(m: &str, known_names: &BTreeSet<String>) -> Result<Vec<String>,
             let (a, b) = part.split_once('-').unwrap_or((part, part));
             match (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
                 (Ok(a), Ok(b)) if a <= b && b - a < MAX_RANGE => {
+                    crate::platform::util::spend_range_names((b - a) as usize + 1)?;
                     out.extend((a..=b).map(|n| format!("{pre}{n}{post}")))
                 }
                 _ => {
@@ -314,6 +315,7 @@ fn expand_range(a: &str, b: &str) -> Result<Vec<String>, String> {
     };
     match (split(a), split(b)) {
         (Some((pa, x)), Some((pb, y))) if pa == pb && x <= y && y - x < MAX_RANGE => {
+            crate::platform::util::spend_range_names((y - x) as usize + 1)?;
             Ok((x..=y).map(|n| format!("{pa}{n}")).collect())
         }
         _ => Err(format!(

@@ -282,6 +282,7 @@ fn expand_range(spec: &str) -> Option<Vec<String>> {
                 if x > y || y - x > 512 {
                     return None;
                 }
+                crate::platform::util::spend_range_names((y - x) as usize + 1).ok()?;
                 out.extend((x..=y).map(|n| canonical_ifname(&format!("{word}{pa}/{n}"))));
             }
             None => out.push(canonical_ifname(&format!("{word}{part}"))),
@@ -312,6 +313,7 @@ fn expand_members(spec: &str) -> Vec<String> {
                 if let (Ok(x), Ok(y)) = (a.parse::<u32>(), b.parse::<u32>())
                     && x <= y
                     && y - x <= 512
+                    && crate::platform::util::spend_range_names((y - x) as usize + 1).is_ok()
                 {
                     out.extend((x..=y).map(|n| canonical_ifname(&format!("{word}{pfx}/{n}"))));
                 }

@@ -58,7 +58,11 @@ fn standard_part(part: &str) -> Option<Vec<String>> {
     };
     let (x, y): (u32, u32) = (first.parse().ok()?, last.parse().ok()?);
     let (lo, hi) = (x.min(y), x.max(y));
-    (hi - lo < MAX_PART).then(|| (lo..=hi).map(|n| format!("Eth{slot}/{n}")).collect())
+    if hi - lo >= MAX_PART {
+        return None;
+    }
+    crate::platform::util::spend_range_names((hi - lo) as usize + 1).ok()?;
+    Some((lo..=hi).map(|n| format!("Eth{slot}/{n}")).collect())
 }
 
 /// ` 0-16,20` (after `Ethernet`) → the known native ports in it, in port order.
