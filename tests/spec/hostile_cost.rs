@@ -327,6 +327,26 @@ fn nclu_ranges_over_thousands_of_ports_cost_linear_time() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// One switch `sw1` of `platform` whose config is `text`, audited as JSON by the binary; the
+/// snapshot is removed after.
+fn audit_one_switch(tag: &str, platform: &str, text: &str) -> (Timed, serde_json::Value) {
+    let dir = common::scratch("cost", tag);
+    std::fs::create_dir_all(dir.join("configs")).unwrap();
+    std::fs::write(dir.join("configs/sw1.cfg"), text).unwrap();
+    std::fs::write(
+        dir.join("fabric.toml"),
+        format!("[[device]]\nname = \"sw1\"\nplatform = \"{platform}\"\n"),
+    )
+    .unwrap();
+    let t = run_timed(
+        &["audit", s(&dir), "--format", "json"],
+        Duration::from_secs(240),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let v = serde_json::from_slice(&t.out.stdout).unwrap();
+    (t, v)
+}
+
 /// Issue 19, build point 4: a port found by a scan of every port read so far made a file of
 /// many short interface stanzas quadratic in its ports (1 MiB of NX-OS stanzas, 48,000 ports:
 /// 20 s in a release build). 16,000 stanzas, each setting an MTU, are read in linear time now
@@ -334,8 +354,6 @@ fn nclu_ranges_over_thousands_of_ports_cost_linear_time() {
 /// a device keeps at most 16,384 ports, PARSE013.)
 #[test]
 fn nxos_stanzas_of_many_ports_cost_linear_time() {
-    let dir = common::scratch("cost", "nxos-stanzas");
-    std::fs::create_dir_all(dir.join("configs")).unwrap();
     let mut text = String::from("hostname sw1\n");
     for i in 0..16_000 {
         text.push_str(&format!(
@@ -344,25 +362,14 @@ fn nxos_stanzas_of_many_ports_cost_linear_time() {
             i % 48 + 1
         ));
     }
-    std::fs::write(dir.join("configs/sw1.cfg"), text).unwrap();
-    std::fs::write(
-        dir.join("fabric.toml"),
-        "[[device]]\nname = \"sw1\"\nplatform = \"nxos\"\n",
-    )
-    .unwrap();
-    let t = run_timed(
-        &["audit", s(&dir), "--format", "json"],
-        Duration::from_secs(240),
-    );
+    let (t, v) = audit_one_switch("nxos-stanzas", "nxos", &text);
     assert!(
         t.cpu < Duration::from_secs(20),
         "{:?} of CPU for 16,000 NX-OS interface stanzas",
         t.cpu
     );
-    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout).unwrap();
     assert_eq!(v["summary"]["interfaces"], 16_000, "{}", v["summary"]);
     assert_eq!(v["parse"][0]["status"], "passed", "{}", v["parse"][0]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 19, build point 4, on OS10: the reader found each record's indentation by splitting
@@ -372,8 +379,6 @@ fn nxos_stanzas_of_many_ports_cost_linear_time() {
 /// statement and a `!`, and an `interface range` over 48 of them, are read in linear time now.
 #[test]
 fn os10_stanzas_of_many_ports_cost_linear_time() {
-    let dir = common::scratch("cost", "os10-stanzas");
-    std::fs::create_dir_all(dir.join("configs")).unwrap();
     let mut text =
         String::from("OS10# show running-configuration\n! Version 10.5.2.3\nhostname sw1\n");
     for i in 0..16_000 {
@@ -384,24 +389,13 @@ fn os10_stanzas_of_many_ports_cost_linear_time() {
         ));
     }
     text.push_str("interface range ethernet1/1/1-1/1/48\n mtu 9100\n!\n");
-    std::fs::write(dir.join("configs/sw1.cfg"), text).unwrap();
-    std::fs::write(
-        dir.join("fabric.toml"),
-        "[[device]]\nname = \"sw1\"\nplatform = \"os10\"\n",
-    )
-    .unwrap();
-    let t = run_timed(
-        &["audit", s(&dir), "--format", "json"],
-        Duration::from_secs(240),
-    );
+    let (t, v) = audit_one_switch("os10-stanzas", "os10", &text);
     assert!(
         t.cpu < Duration::from_secs(20),
         "{:?} of CPU for 16,000 OS10 interface stanzas",
         t.cpu
     );
-    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout).unwrap();
     assert_eq!(v["summary"]["interfaces"], 16_000, "{}", v["summary"]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Issue 19, found by the EOS fuzz target: each `interface` range line stands for at most
@@ -411,30 +405,18 @@ fn os10_stanzas_of_many_ports_cost_linear_time() {
 /// lines past that are reported, not expanded, and memory stays that of one full device.
 #[test]
 fn range_lines_name_at_most_a_device_of_ports() {
-    let dir = common::scratch("cost", "eos-ranges");
-    std::fs::create_dir_all(dir.join("configs")).unwrap();
     let mut text = String::from("! device: sw1 (DCS-7060X4-32, EOS-4.31.2F)\nhostname sw1\n");
     for k in 1..=60 {
         text.push_str(&format!(
             "interface Ethernet{k}/1-4095\n   mtu 9214\n   shutdown\n"
         ));
     }
-    std::fs::write(dir.join("configs/sw1.cfg"), text).unwrap();
-    std::fs::write(
-        dir.join("fabric.toml"),
-        "[[device]]\nname = \"sw1\"\nplatform = \"eos\"\n",
-    )
-    .unwrap();
-    let t = run_timed(
-        &["audit", s(&dir), "--format", "json"],
-        Duration::from_secs(240),
-    );
-    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout).unwrap();
+    let (t, v) = audit_one_switch("eos-ranges", "eos", &text);
     let ports = v["summary"]["interfaces"].as_u64().unwrap();
     assert!((16_000..=16_384).contains(&ports), "{}", v["summary"]);
-    let text = String::from_utf8_lossy(&t.out.stdout);
+    let report = String::from_utf8_lossy(&t.out.stdout);
     assert!(
-        text.contains("name more than 16384 ports between them"),
+        report.contains("name more than 16384 ports between them"),
         "the lines past the bound are reported"
     );
     assert!(
@@ -442,5 +424,4 @@ fn range_lines_name_at_most_a_device_of_ports() {
         "{} MiB at peak for 60 range lines",
         t.peak >> 20
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
