@@ -13,6 +13,7 @@ pub mod file_name;
 pub mod maps;
 pub mod name_index;
 pub mod probe;
+pub mod sharing;
 
 use serde::{Serialize, Serializer};
 use std::cell::Cell;
@@ -193,6 +194,11 @@ pub struct Device {
     #[serde(skip)]
     #[doc(hidden)]
     pub spill: Option<Box<Interface>>,
+    /// Equal QoS copies of the ports built so far, shared as the reader moves from port to
+    /// port (see [`sharing`]); emptied when the device is built.
+    #[serde(skip)]
+    #[doc(hidden)]
+    pub sharing: sharing::Sharing,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -1113,6 +1119,10 @@ impl Device {
                 self.spill = Some(Box::new(Interface::new(name, kind)));
             }
             return None;
+        }
+        // The reader is done with the last port for now: let it share its QoS copies.
+        if let Some(last) = self.interfaces.last_mut() {
+            self.sharing.port(last);
         }
         self.interfaces.push(Interface::new(name, kind));
         Some(self.interfaces.len() - 1)

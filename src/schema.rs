@@ -162,6 +162,7 @@ pub fn full_device() -> Device {
         iface_index: Default::default(),
         interfaces_not_read: 1,
         spill: None,
+        sharing: Default::default(),
     }
 }
 

@@ -35,6 +35,23 @@ impl<T: Numbered> Eight<T> {
     pub fn is_stored(&self) -> bool {
         self.0.is_some()
     }
+    /// Where the stored entries are (None: the blank ones); equal pointers share one copy.
+    pub fn stored_ptr(&self) -> Option<*const [T; 8]> {
+        self.0.as_ref().map(Arc::as_ptr)
+    }
+}
+
+impl<T: Numbered + PartialEq> Eight<T> {
+    /// Hold the copy of `seen` equal to these entries, if one is; else remember these as a
+    /// new one while `seen` has fewer than `max` (see [`share`]).
+    pub fn fold_into(&mut self, seen: &mut Vec<Arc<[T; 8]>>, max: usize) {
+        let Some(own) = &mut self.0 else { return };
+        match seen.iter().find(|s| Arc::ptr_eq(s, own) || ***s == **own) {
+            Some(same) => *own = same.clone(),
+            None if seen.len() < max => seen.push(own.clone()),
+            None => {}
+        }
+    }
 }
 
 impl<T: Numbered> Deref for Eight<T> {
@@ -71,12 +88,7 @@ pub fn share<P, T: Numbered + PartialEq>(ports: &mut [P], get: impl Fn(&mut P) -
     // A device has few distinct queue or group settings (one per policy): a linear search.
     let mut seen: Vec<Arc<[T; 8]>> = Vec::new();
     for p in ports {
-        let Some(own) = &mut get(p).0 else { continue };
-        match seen.iter().find(|s| Arc::ptr_eq(s, own) || ***s == **own) {
-            Some(same) => *own = same.clone(),
-            None if seen.len() < 64 => seen.push(own.clone()),
-            None => {}
-        }
+        get(p).fold_into(&mut seen, 64);
     }
 }
 

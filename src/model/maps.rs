@@ -302,8 +302,21 @@ impl QosMaps {
 /// about a hundred entries per port were the largest part of the model. Reads go through to the
 /// maps; a write to shared maps copies them first, so it changes only its own port. Serialized
 /// as the maps themselves.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Shared(Arc<QosMaps>);
+
+/// One empty copy for every port whose maps nothing wrote (most ports: the maps are filled
+/// for the model only), instead of an allocation per port.
+fn empty() -> &'static Arc<QosMaps> {
+    static EMPTY: std::sync::LazyLock<Arc<QosMaps>> = std::sync::LazyLock::new(Arc::default);
+    &EMPTY
+}
+
+impl Default for Shared {
+    fn default() -> Self {
+        Shared(empty().clone())
+    }
+}
 
 impl Deref for Shared {
     type Target = QosMaps;
@@ -325,6 +338,16 @@ impl Serialize for Shared {
 }
 
 impl Shared {
+    /// Whether these are the untouched empty maps every new port starts with.
+    pub fn is_default_copy(&self) -> bool {
+        Arc::ptr_eq(&self.0, empty())
+    }
+    pub fn arc(&self) -> &Arc<QosMaps> {
+        &self.0
+    }
+    pub fn set_arc(&mut self, a: Arc<QosMaps>) {
+        self.0 = a;
+    }
     /// See [`QosMaps::hidden`].
     pub fn hidden(&self) -> bool {
         self.0.hidden()

@@ -84,6 +84,7 @@ pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
     crate::model::maps::share(&mut dev.interfaces);
     crate::model::eight::share(&mut dev.interfaces, |i| &mut i.queues);
     crate::model::eight::share(&mut dev.interfaces, |i| &mut i.pgs);
+    dev.sharing = Default::default();
     notes.conflicts = conflicts::find(platform, outs);
     notes
 }

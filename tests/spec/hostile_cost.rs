@@ -425,3 +425,46 @@ fn range_lines_name_at_most_a_device_of_ports() {
         t.peak >> 20
     );
 }
+
+/// Issue 19: OS9 `channel-member` ranges spend the device's range budget like `interface
+/// range` lines do; a member line past it was dropped without a word (its port-channel then
+/// had no members). It is reported with its line now, and the members before it are kept.
+#[test]
+fn os9_channel_members_past_the_range_budget_are_reported() {
+    let mut text =
+        String::from("Current Configuration ...\n! Version 9.11(0.0)\n!\nhostname sw1\n!\n");
+    for k in 1..=40 {
+        text.push_str(&format!(
+            "interface Port-channel {k}\n no ip address\n channel-member TenGigabitEthernet {k}/0-512\n no shutdown\n!\n"
+        ));
+    }
+    let (_t, v) = audit_one_switch("os9-members", "os10", &text);
+    let report = v.to_string();
+    assert!(
+        report.contains("name more than 16384 ports between them"),
+        "the member lines past the bound are reported"
+    );
+    // 40 lines of 513 members: the budget (16,384) holds 31 of them; the other 9 (port-channels
+    // 32-40) are the unrecognized lines of PARSE001, each at its line.
+    let refused: Vec<u64> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "PARSE001")
+        .flat_map(|f| {
+            f["evidence"]["unrecognized"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|u| {
+            u["text"]
+                .as_str()
+                .unwrap_or("")
+                .contains("name more than 16384 ports")
+        })
+        .filter_map(|u| u["line"].as_u64())
+        .collect();
+    let expected: Vec<u64> = (32..=40).map(|k| 5 + (k - 1) * 5 + 3).collect();
+    assert_eq!(refused, expected);
+}

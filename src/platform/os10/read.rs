@@ -262,10 +262,12 @@ fn dscp_value(s: &str) -> Option<u8> {
 }
 
 /// Ports of `interface range ethernet1/1/1-1/1/4,1/1/9` or `ethernet 1/1/1-1/1/4` (canonical
-/// names); `None` when a part is not understood.
-fn expand_range(spec: &str) -> Option<Vec<String>> {
+/// names); why not, when a part is not understood or the device's range budget is spent.
+fn expand_range(spec: &str) -> Result<Vec<String>, String> {
+    const CANNOT: &str = "an interface range this reader cannot expand (backwards, over 512 ports, or not unit/slot/port)";
+    let cannot = || CANNOT.to_string();
     let spec = spec.trim();
-    let split = spec.find(|c: char| c.is_ascii_digit())?;
+    let split = spec.find(|c: char| c.is_ascii_digit()).ok_or_else(cannot)?;
     let (word, rest) = spec.split_at(split);
     let word = word.trim();
     let mut out = Vec::new();
@@ -273,32 +275,40 @@ fn expand_range(spec: &str) -> Option<Vec<String>> {
         let part = part.trim_start_matches(|c: char| c.is_ascii_alphabetic() || c == ' ');
         match part.split_once('-') {
             Some((a, b)) => {
-                let (pa, la) = a.rsplit_once('/')?;
+                let (pa, la) = a.rsplit_once('/').ok_or_else(cannot)?;
                 // `1/1/1-1/1/4` or the short `1/1/1-4`
                 let lb = b
                     .rsplit_once('/')
                     .map_or(b, |(pb, lb)| if pb == pa { lb } else { "" });
-                let (x, y): (u32, u32) = (la.parse().ok()?, lb.parse().ok()?);
+                let (Ok(x), Ok(y)) = (la.parse::<u32>(), lb.parse::<u32>()) else {
+                    return Err(cannot());
+                };
                 if x > y || y - x > 512 {
-                    return None;
+                    return Err(cannot());
                 }
-                crate::platform::util::spend_range_names((y - x) as usize + 1).ok()?;
+                crate::platform::util::spend_range_names((y - x) as usize + 1)?;
                 out.extend((x..=y).map(|n| canonical_ifname(&format!("{word}{pa}/{n}"))));
             }
             None => out.push(canonical_ifname(&format!("{word}{part}"))),
         }
     }
-    (!out.is_empty()).then_some(out)
+    if out.is_empty() {
+        return Err(cannot());
+    }
+    Ok(out)
 }
 
-/// OS9 `channel-member TenGigabitEthernet 0/45-47` / `fortyGigE 0/48,52`.
-fn expand_members(spec: &str) -> Vec<String> {
+/// OS9 `channel-member TenGigabitEthernet 0/45-47` / `fortyGigE 0/48,52`: the members, and
+/// why a part was not expanded (not numbers, backwards, over 512 ports, or the device's range
+/// budget spent) when one was not.
+fn expand_members(spec: &str) -> (Vec<String>, Option<String>) {
     let spec = spec.trim();
     let Some(split) = spec.find(|c: char| c.is_ascii_digit()) else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let (word, rest) = spec.split_at(split);
     let mut out = Vec::new();
+    let mut refused = None;
     let mut prefix = String::new();
     for part in rest.split(',').map(str::trim) {
         let (pfx, last) = match part.rsplit_once('/') {
@@ -308,20 +318,25 @@ fn expand_members(spec: &str) -> Vec<String> {
             }
             None => (prefix.clone(), part),
         };
-        match last.split_once('-') {
-            Some((a, b)) => {
-                if let (Ok(x), Ok(y)) = (a.parse::<u32>(), b.parse::<u32>())
-                    && x <= y
-                    && y - x <= 512
-                    && crate::platform::util::spend_range_names((y - x) as usize + 1).is_ok()
-                {
+        let Some((a, b)) = last.split_once('-') else {
+            out.push(canonical_ifname(&format!("{word}{pfx}/{last}")));
+            continue;
+        };
+        let spent = match (a.parse::<u32>(), b.parse::<u32>()) {
+            (Ok(x), Ok(y)) if x <= y && y - x <= 512 => {
+                crate::platform::util::spend_range_names((y - x) as usize + 1).map(|()| {
                     out.extend((x..=y).map(|n| canonical_ifname(&format!("{word}{pfx}/{n}"))));
-                }
+                })
             }
-            None => out.push(canonical_ifname(&format!("{word}{pfx}/{last}"))),
+            _ => Err(format!(
+                "a member range this reader cannot expand (not numbers, backwards or over 512 ports): {part}"
+            )),
+        };
+        if let Err(why) = spent {
+            refused.get_or_insert(why);
         }
     }
-    out
+    (out, refused)
 }
 
 /// For each line number (1-based index), the last earlier line at column 0 that is neither
@@ -455,31 +470,31 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                 }
             }
             "interface_range" => {
-                if let Some(names) = expand_range(get("list")) {
-                    let mut ix = Vec::new();
-                    for n in names {
-                        let pos =
-                            match cfg
-                                .iface_index
-                                .position(&cfg.interfaces, |f| f.name.as_str(), &n)
-                            {
+                match expand_range(get("list")) {
+                    Ok(names) => {
+                        let mut ix = Vec::new();
+                        for n in names {
+                            let pos = match cfg.iface_index.position(
+                                &cfg.interfaces,
+                                |f| f.name.as_str(),
+                                &n,
+                            ) {
                                 Some(pos) => pos,
                                 None => {
                                     cfg.interfaces.push(IfCfg::new(n, &src));
                                     cfg.interfaces.len() - 1
                                 }
                             };
-                        ix.push(pos);
+                            ix.push(pos);
+                        }
+                        here = Ctx::Ifaces(ix);
                     }
-                    here = Ctx::Ifaces(ix);
-                } else {
-                    // Not expanded: reported with its line, and its statements go to no port
-                    // (not to the block above it).
-                    cfg.unread.push((
-                        src.clone(),
-                        "an interface range this reader cannot expand (backwards, over 512 ports, or not unit/slot/port)".to_string(),
-                    ));
-                    here = Ctx::Ifaces(Vec::new());
+                    Err(why) => {
+                        // Not expanded: reported with its line, and its statements go to no port
+                        // (not to the block above it).
+                        cfg.unread.push((src.clone(), why));
+                        here = Ctx::Ifaces(Vec::new());
+                    }
                 }
             }
             "shutdown" => {
@@ -538,7 +553,10 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                 }
             }
             "channel_member" => {
-                let ms = expand_members(get("list"));
+                let (ms, refused) = expand_members(get("list"));
+                if let Some(why) = refused {
+                    cfg.unread.push((src.clone(), why));
+                }
                 for f in ifaces(&mut cfg, &parent) {
                     f.members
                         .extend(ms.iter().map(|m| (m.clone(), src.clone())));
@@ -931,7 +949,7 @@ mod tests {
     fn ranges() {
         assert_eq!(
             expand_range("ethernet1/1/1-1/1/3,1/1/9"),
-            Some(vec![
+            Ok(vec![
                 "ethernet1/1/1".to_string(),
                 "ethernet1/1/2".to_string(),
                 "ethernet1/1/3".to_string(),
@@ -940,20 +958,27 @@ mod tests {
         );
         assert_eq!(
             expand_range("ethernet 1/1/5-1/1/6"),
-            Some(vec![
+            Ok(vec![
                 "ethernet1/1/5".to_string(),
                 "ethernet1/1/6".to_string()
             ])
         );
-        assert_eq!(expand_range("bogus"), None);
+        assert!(expand_range("bogus").is_err());
         assert_eq!(
             expand_members("TenGigabitEthernet 0/45-47"),
-            vec![
-                "TenGigabitEthernet0/45".to_string(),
-                "TenGigabitEthernet0/46".to_string(),
-                "TenGigabitEthernet0/47".to_string()
-            ]
+            (
+                vec![
+                    "TenGigabitEthernet0/45".to_string(),
+                    "TenGigabitEthernet0/46".to_string(),
+                    "TenGigabitEthernet0/47".to_string()
+                ],
+                None
+            )
         );
+        // A part not expanded is said, the rest kept.
+        let (ms, why) = expand_members("fortyGigE 0/48,52-50,56");
+        assert_eq!(ms, ["fortyGigE0/48", "fortyGigE0/56"]);
+        assert!(why.is_some_and(|w| w.contains("52-50")));
         assert_eq!(dscp_value("af31"), Some(26));
         assert_eq!(dscp_value("cs6"), Some(48));
         assert_eq!(dscp_value("cs32"), None);
