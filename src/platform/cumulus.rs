@@ -107,9 +107,6 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
         ));
     }
     let ports = apply::apply(dev, &cfg);
-    // What the configuration says, to tell where the running state differs from it.
-    let intended = crate::model::with_sources(|| serde_json::to_value(&*dev)).ok();
-    show::overlay(dev, outs, &ports);
     // Drift is known only when both a configuration and a state output were read.
     let has_config = outs
         .iter()
@@ -118,12 +115,11 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let has_state = outs
         .iter()
         .any(|o| o.cmd.id.starts_with("nv-show") && o.cmd.id != "nv-show-interface-lldp");
-    if has_config
-        && has_state
-        && let Some(before) = intended
-        && let Ok(after) = crate::model::with_sources(|| serde_json::to_value(&*dev))
-    {
-        dev.drift = Some(super::drift::between(&before, &after));
+    // What the configuration says, to tell where the running state differs from it.
+    let intended = (has_config && has_state).then(|| dev.interfaces.clone());
+    show::overlay(dev, outs, &ports);
+    if let Some(before) = intended {
+        dev.drift = Some(super::drift::between(&before, &dev.interfaces));
     }
     // LLDP neighbors (lldpd runs on every Cumulus release). lldpd's own JSON first: it carries
     // the port description, which names the port of a Linux host that sends its MAC as port

@@ -1,28 +1,32 @@
 //! Drift: where a platform's state outputs show a running value other than its configuration's.
 
-/// The facts a state overlay changed: `before` and `after` are one device serialized with
-/// sources (`crate::model::with_sources`) before and after the show outputs were applied. A
-/// leaf that had a value from the configuration and now holds a different value from another
-/// file is drift. Interfaces are matched by name; other lists by position.
-pub fn between(before: &serde_json::Value, after: &serde_json::Value) -> Vec<crate::model::Drift> {
+/// The facts a state overlay changed: `before` and `after` are one device's ports before and
+/// after the show outputs were applied, compared port by port serialized with sources
+/// (`crate::model::with_sources`). A leaf that had a value from the configuration and now
+/// holds a different value from another file is drift. Ports are matched by name; lists
+/// inside a port by position.
+///
+/// One pair of ports is serialized at a time: the whole device as JSON values, twice, was
+/// ~12 KiB a port and the peak of a Cumulus build (issue 19).
+pub fn between(
+    before: &[crate::model::Interface],
+    after: &[crate::model::Interface],
+) -> Vec<crate::model::Drift> {
     let mut out = Vec::new();
-    let (Some(b), Some(a)) = (
-        before.get("interfaces").and_then(|v| v.as_array()),
-        after.get("interfaces").and_then(|v| v.as_array()),
-    ) else {
-        return out;
-    };
-    for bi in b {
-        let Some(name) = bi.get("name").and_then(|n| n.as_str()) else {
+    let mut by_name: std::collections::HashMap<&str, &crate::model::Interface> =
+        std::collections::HashMap::with_capacity(after.len());
+    for a in after {
+        by_name.entry(a.name.as_str()).or_insert(a);
+    }
+    let value =
+        |i: &crate::model::Interface| crate::model::with_sources(|| serde_json::to_value(i)).ok();
+    for bi in before {
+        let Some(ai) = by_name.get(bi.name.as_str()) else {
             continue;
         };
-        let Some(ai) = a
-            .iter()
-            .find(|x| x.get("name").and_then(|n| n.as_str()) == Some(name))
-        else {
-            continue;
-        };
-        walk(bi, ai, "", Some(name), &mut out);
+        if let (Some(bv), Some(av)) = (value(bi), value(ai)) {
+            walk(&bv, &av, "", Some(&bi.name), &mut out);
+        }
     }
     out
 }
