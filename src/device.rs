@@ -279,14 +279,15 @@ fn build_device_timed(
         });
     }
     let notes = platform::build(&pid, &mut dev, &outputs);
-    for (i, o) in outputs.iter().enumerate() {
+    for (i, o) in outputs.iter_mut().enumerate() {
         let undefined: Vec<_> = notes
             .undefined
             .iter()
             .filter(|(k, _)| *k == i)
             .map(|(_, u)| u.clone())
             .collect();
-        let mut unrecognized = o.parsed.unrecognized.clone();
+        // Moved, not copied: a file of short unrecognized lines held them twice.
+        let mut unrecognized = std::mem::take(&mut o.parsed.unrecognized);
         unrecognized.extend(
             notes
                 .unrecognized

@@ -993,7 +993,8 @@ pub struct PortMatch {
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct Unrecognized {
     pub line: u32,
-    pub text: String,
+    /// Boxed: a file of short unrecognized lines holds one per line (24 bytes, not 32).
+    pub text: Box<str>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, PartialOrd, Ord)]

@@ -1150,7 +1150,7 @@ impl Command {
             };
             out.unrecognized.push(Unrecognized {
                 line: e.line,
-                text: format!("{what} at line {} column {}: {}", e.line, e.col, e.msg),
+                text: format!("{what} at line {} column {}: {}", e.line, e.col, e.msg).into(),
             });
             out.unrecognized.sort_by_key(|u| u.line);
             out.error = Some(format!(
@@ -1241,7 +1241,7 @@ impl Command {
                 Some(Ctx::Unknown) => {
                     out.unrecognized.push(Unrecognized {
                         line: lineno,
-                        text: clip_line(trimmed).into_owned(),
+                        text: clip_line(trimmed).into(),
                     });
                     stack.push((indent, Ctx::Unknown));
                     continue;
@@ -1373,7 +1373,8 @@ impl Command {
                                     "{} (continues line {}, whose value may be cut)",
                                     clip_line(trimmed),
                                     lineno - 1
-                                ),
+                                )
+                                .into(),
                             });
                         }
                         continue;
@@ -1381,7 +1382,7 @@ impl Command {
                 }
                 out.unrecognized.push(Unrecognized {
                     line: lineno,
-                    text: clip_line(trimmed).into_owned(),
+                    text: clip_line(trimmed).into(),
                 });
                 stack.push((indent, Ctx::Unknown));
             } else {
@@ -1394,7 +1395,7 @@ impl Command {
             && !text.ends_with('\n')
             && u.line == lineno
         {
-            u.text.push_str(" (last line, no line end: truncated?)");
+            u.text = format!("{} (last line, no line end: truncated?)", u.text).into();
         }
     }
 }
@@ -1606,7 +1607,7 @@ fn read_json(text: &str, out: &mut Parsed<'_>) {
             );
             out.unrecognized.push(Unrecognized {
                 line: cut.line,
-                text: why.clone(),
+                text: why.as_str().into(),
             });
             out.error = Some(format!("{why}; the part before it was read"));
             out.status = ParseStatus::Partial;

@@ -61,7 +61,13 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut cfg = read::Config::default();
     let unread = |file: &str, line: u32, text: String, notes: &mut BuildNotes| {
         if let Some(oi) = outs.iter().position(|o| &*o.file == file) {
-            notes.unrecognized.push((oi, Unrecognized { line, text }));
+            notes.unrecognized.push((
+                oi,
+                Unrecognized {
+                    line,
+                    text: text.into(),
+                },
+            ));
         }
     };
     for (id, relative, form) in CONFIG_IDS {

@@ -69,7 +69,7 @@ impl BuildNotes {
             oi,
             Unrecognized {
                 line,
-                text: format!("{text} (not read: {why})"),
+                text: format!("{text} (not read: {why})").into(),
             },
         ));
     }

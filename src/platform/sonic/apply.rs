@@ -280,7 +280,7 @@ fn report_port_ranges(db: &Db, notes: &mut BuildNotes) {
                     text: format!(
                         "{t}|{key} (not read: {range:?} is a range, not a port; CONFIG_DB names ports one by one)",
                         range = range.trim()
-                    ),
+                    ).into(),
                 },
             ));
         }
