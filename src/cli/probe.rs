@@ -50,6 +50,10 @@ pub fn run(a: ProbeArgs) -> Result<ExitStatus> {
         probe_args,
         collect,
     } = a;
+    // As in `audit`: each port's policies in force only for the model that shows them.
+    if matches!(format, Format::Model) {
+        crate::model::maps::set_keep_policies(true);
+    }
     let run = super::probe_run::run(
         &inventory,
         snapshot.as_deref(),

@@ -453,12 +453,19 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             Some(s) => known(dscp_map.clone(), s),
             None => default_of(dscp_map.clone(), dflt),
         };
-        i.maps.dscp_to_tc = global_map(&default_dscp_to_tc(), &cfg.dscp_maps, dflt);
+        // The entry-by-entry maps (each entry's `qos map` line) are shown only by the model
+        // (`keep_policies`); built for every port, they were most of an EOS port's memory.
+        let entries = crate::model::maps::keep_policies();
+        if entries {
+            i.maps.dscp_to_tc = global_map(&default_dscp_to_tc(), &cfg.dscp_maps, dflt);
+        }
         i.pcp_to_tc = match &cos_src {
             Some(s) => known(cos_map.clone(), s),
             None => default_of(cos_map.clone(), dflt),
         };
-        i.maps.pcp_to_tc = global_map(&default_cos_to_tc(), &cfg.cos_maps, dflt);
+        if entries {
+            i.maps.pcp_to_tc = global_map(&default_cos_to_tc(), &cfg.cos_maps, dflt);
+        }
         // A qos policy that sets traffic classes classifies before the trust map does.
         if let Some(sp) = &stmts.service_policy
             && let Some(pm) = cfg.policy_maps.get(&sp.v)
@@ -467,7 +474,9 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             i.dscp_to_tc = policy_dscp_to_tc(cfg, pm, &dscp_map).and_then(|m| known(m, &sp.src));
             // The policy's classes decide, entry by entry from the vector (one line: the
             // service-policy).
-            i.maps.dscp_to_tc = QosMap::default();
+            if entries {
+                i.maps.dscp_to_tc = QosMap::default();
+            }
         }
         i.tc_to_queue = match &tcq_src {
             Some(s) => known(tc_queue.clone(), s),
