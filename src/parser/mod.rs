@@ -15,7 +15,7 @@ pub mod yaml;
 
 use crate::model::{ParseStatus, Unrecognized};
 use regex::{Regex, RegexBuilder};
-use regex_automata::{Input, meta};
+use regex_automata::{Input, dfa::dense, meta};
 use spec::{CommandSpec, PlatformSpec};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -99,6 +99,9 @@ struct Pattern {
     /// The same pattern compiled for ASCII text (see [`build_ascii`]), used on ASCII lines;
     /// `compiled` itself when the pattern has no ASCII form.
     ascii: OnceLock<meta::Regex>,
+    /// For an ignore pattern: its ASCII form as a full DFA (see [`build_dfa`]), which answers
+    /// "does it match" on an ASCII line.
+    dfa: OnceLock<Option<dense::DFA<Vec<u32>>>>,
     /// Literal the trimmed line must start with (derived from the regex).
     prefix: String,
     /// The first (up to 8) bytes of `prefix` as a little-endian word, and the mask of those
@@ -166,6 +169,49 @@ fn build_ascii(src: &str) -> Option<meta::Regex> {
         .ok()
 }
 
+/// Size limit of an ignore pattern's full DFA; a pattern whose DFA would be larger is
+/// searched with its lazy DFA (`meta::Regex::search_half`) instead.
+const DFA_SIZE_LIMIT: usize = 256 << 10;
+
+/// The ASCII form of an ignore pattern always anchored at the line start, as a full DFA. Only
+/// whether it matches is asked, and most of the lines of command output are answered by such a
+/// pattern (the counters of `show interface`); the full DFA answers that with a few
+/// instructions per byte and none of the lazy DFA's per-search set-up (which cost as much as
+/// the search on a short line). `None` when the pattern is not ASCII, not anchored, or too
+/// large.
+fn build_dfa(src: &str) -> Option<dense::DFA<Vec<u32>>> {
+    use regex_syntax::hir::Look;
+    if !src.is_ascii() {
+        return None;
+    }
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(src)
+        .ok()?;
+    if !hir.properties().look_set_prefix().contains(Look::Start) {
+        return None;
+    }
+    dense::Builder::new()
+        .syntax(
+            regex_automata::util::syntax::Config::new()
+                .unicode(false)
+                .utf8(false),
+        )
+        .thompson(
+            regex_automata::nfa::thompson::Config::new().nfa_size_limit(Some(PATTERN_SIZE_LIMIT)),
+        )
+        .configure(
+            dense::Config::new()
+                .start_kind(regex_automata::dfa::StartKind::Anchored)
+                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
+                .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
+        )
+        .build(src)
+        .ok()
+}
+
 impl Pattern {
     fn new(src: &str, action: Action, parent: ParentRule, names: Vec<Option<String>>) -> Self {
         Pattern {
@@ -173,6 +219,7 @@ impl Pattern {
             src: src.to_string(),
             compiled: OnceLock::new(),
             ascii: OnceLock::new(),
+            dfa: OnceLock::new(),
             prefix: literal_prefix(src),
             head: 0,
             head_mask: 0,
@@ -189,6 +236,16 @@ impl Pattern {
                     .unwrap_or_else(|_| unreachable!("an empty pattern set always compiles"))
             })
         })
+    }
+
+    /// Whether the pattern matches an ASCII line, by its full DFA; None without one.
+    fn dfa_match(&self, line: &str) -> Option<bool> {
+        use regex_automata::dfa::Automaton;
+        let dfa = self.dfa.get_or_init(|| build_dfa(&self.src)).as_ref()?;
+        let input = Input::new(line)
+            .anchored(regex_automata::Anchored::Yes)
+            .earliest(true);
+        dfa.try_search_fwd(&input).ok().map(|m| m.is_some())
     }
 
     /// The regex for a line: its ASCII form when the line is ASCII (see [`build_ascii`]).
@@ -1520,12 +1577,17 @@ impl Command {
                             Some(Literal::Prefix) => true,
                             None => {
                                 let a = *ascii.get_or_insert_with(|| trimmed.is_ascii());
-                                p.engine(a)
-                                    .search_half_with(
-                                        &mut scratch.engines(&self.patterns, a).caches[pi as usize],
-                                        &Input::new(trimmed).earliest(true),
-                                    )
-                                    .is_some()
+                                if a && let Some(hit) = p.dfa_match(trimmed) {
+                                    hit
+                                } else {
+                                    p.engine(a)
+                                        .search_half_with(
+                                            &mut scratch.engines(&self.patterns, a).caches
+                                                [pi as usize],
+                                            &Input::new(trimmed).earliest(true),
+                                        )
+                                        .is_some()
+                                }
                             }
                         };
                         if !hit {
@@ -2014,7 +2076,7 @@ mod tests {
             .map(String::as_str)
             .filter(|l| l.is_ascii())
             .collect();
-        let (mut compared, mut matched) = (0usize, 0usize);
+        let (mut compared, mut matched, mut with_dfa) = (0usize, 0usize, 0usize);
         for pl in &parsers.platforms {
             for c in &pl.commands {
                 for p in &c.patterns {
@@ -2036,12 +2098,12 @@ mod tests {
                             p.src
                         );
                         let half = |r: &meta::Regex| r.search_half(&Input::new(*l).earliest(true));
-                        assert_eq!(
-                            half(uni).is_some(),
-                            half(ascii).is_some(),
-                            "{:?} on {l:?}",
-                            p.src
-                        );
+                        let hit = half(uni).is_some();
+                        assert_eq!(hit, half(ascii).is_some(), "{:?} on {l:?}", p.src);
+                        if let Some(d) = p.dfa_match(l) {
+                            assert_eq!(hit, d, "full DFA of {:?} on {l:?}", p.src);
+                            with_dfa += 1;
+                        }
                         compared += 1;
                         matched += usize::from(cu.is_match());
                     }
@@ -2049,8 +2111,8 @@ mod tests {
             }
         }
         assert!(
-            compared > 100_000 && matched > 10_000,
-            "{compared} {matched}"
+            compared > 100_000 && matched > 10_000 && with_dfa > 10_000,
+            "{compared} {matched} {with_dfa}"
         );
     }
 
