@@ -15,7 +15,7 @@ pub mod yaml;
 
 use crate::model::{ParseStatus, Unrecognized};
 use regex::{Regex, RegexBuilder};
-use regex_automata::{Input, meta};
+use regex_automata::{Input, dfa::dense, meta};
 use spec::{CommandSpec, PlatformSpec};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -96,6 +96,12 @@ struct Pattern {
     /// Compiled on first use: an audit compiles only the commands its snapshot holds, which
     /// keeps start-up short with every platform's files embedded.
     compiled: OnceLock<meta::Regex>,
+    /// The same pattern compiled for ASCII text (see [`build_ascii`]), used on ASCII lines;
+    /// `compiled` itself when the pattern has no ASCII form.
+    ascii: OnceLock<meta::Regex>,
+    /// For an ignore pattern: its ASCII form as a full DFA (see [`build_dfa`]), which answers
+    /// "does it match" on an ASCII line.
+    dfa: OnceLock<Option<dense::DFA<Vec<u32>>>>,
     /// Literal the trimmed line must start with (derived from the regex).
     prefix: String,
     /// The first (up to 8) bytes of `prefix` as a little-endian word, and the mask of those
@@ -133,12 +139,87 @@ fn build_meta(src: &str) -> Result<meta::Regex, String> {
         .map_err(|e| e.to_string())
 }
 
+/// The pattern compiled with Unicode mode off, for ASCII lines only; None when the pattern is
+/// not ASCII itself or needs Unicode mode (`\p{..}`).
+///
+/// On an ASCII haystack an ASCII pattern matches the same text with the same captures either
+/// way: each Unicode class (`\d`, `\w`, `\s`, `[^,]`, `.`, `\b`) restricted to ASCII is its
+/// ASCII-mode counterpart, and simple case folding maps ASCII letters only to each other
+/// (besides non-ASCII letters, absent from the line). The ASCII form is several times smaller
+/// (`\d` is one byte range instead of dozens of UTF-8 sequences), so its one-pass DFA fits
+/// `ONEPASS_SIZE_LIMIT` and its lazy DFA has fewer states: the Unicode form of
+/// `^MTU (?P<v>\d+) bytes` takes 72 KiB of one-pass DFA and so was searched by the slower
+/// engines. A test compares both forms over every fixture line.
+fn build_ascii(src: &str) -> Option<meta::Regex> {
+    if !src.is_ascii() {
+        return None;
+    }
+    meta::Builder::new()
+        .syntax(
+            regex_automata::util::syntax::Config::new()
+                .unicode(false)
+                .utf8(false),
+        )
+        .configure(
+            meta::Config::new()
+                .nfa_size_limit(Some(PATTERN_SIZE_LIMIT))
+                .onepass_size_limit(Some(ONEPASS_SIZE_LIMIT)),
+        )
+        .build(src)
+        .ok()
+}
+
+/// Size limit of an ignore pattern's full DFA; a pattern whose DFA would be larger is
+/// searched with its lazy DFA (`meta::Regex::search_half`) instead.
+const DFA_SIZE_LIMIT: usize = 256 << 10;
+
+/// The ASCII form of an ignore pattern always anchored at the line start, as a full DFA. Only
+/// whether it matches is asked, and most of the lines of command output are answered by such a
+/// pattern (the counters of `show interface`); the full DFA answers that with a few
+/// instructions per byte and none of the lazy DFA's per-search set-up (which cost as much as
+/// the search on a short line). `None` when the pattern is not ASCII, not anchored, or too
+/// large.
+fn build_dfa(src: &str) -> Option<dense::DFA<Vec<u32>>> {
+    use regex_syntax::hir::Look;
+    if !src.is_ascii() {
+        return None;
+    }
+    let hir = regex_syntax::ParserBuilder::new()
+        .unicode(false)
+        .utf8(false)
+        .build()
+        .parse(src)
+        .ok()?;
+    if !hir.properties().look_set_prefix().contains(Look::Start) {
+        return None;
+    }
+    dense::Builder::new()
+        .syntax(
+            regex_automata::util::syntax::Config::new()
+                .unicode(false)
+                .utf8(false),
+        )
+        .thompson(
+            regex_automata::nfa::thompson::Config::new().nfa_size_limit(Some(PATTERN_SIZE_LIMIT)),
+        )
+        .configure(
+            dense::Config::new()
+                .start_kind(regex_automata::dfa::StartKind::Anchored)
+                .dfa_size_limit(Some(DFA_SIZE_LIMIT))
+                .determinize_size_limit(Some(DFA_SIZE_LIMIT)),
+        )
+        .build(src)
+        .ok()
+}
+
 impl Pattern {
     fn new(src: &str, action: Action, parent: ParentRule, names: Vec<Option<String>>) -> Self {
         Pattern {
             action,
             src: src.to_string(),
             compiled: OnceLock::new(),
+            ascii: OnceLock::new(),
+            dfa: OnceLock::new(),
             prefix: literal_prefix(src),
             head: 0,
             head_mask: 0,
@@ -155,6 +236,150 @@ impl Pattern {
                     .unwrap_or_else(|_| unreachable!("an empty pattern set always compiles"))
             })
         })
+    }
+
+    /// Whether the pattern matches an ASCII line, by its full DFA; None without one.
+    fn dfa_match(&self, line: &str) -> Option<bool> {
+        use regex_automata::dfa::Automaton;
+        let dfa = self.dfa.get_or_init(|| build_dfa(&self.src)).as_ref()?;
+        let input = Input::new(line)
+            .anchored(regex_automata::Anchored::Yes)
+            .earliest(true);
+        dfa.try_search_fwd(&input).ok().map(|m| m.is_some())
+    }
+
+    /// The regex for a line: its ASCII form when the line is ASCII (see [`build_ascii`]).
+    fn engine(&self, ascii_line: bool) -> &meta::Regex {
+        if ascii_line {
+            self.ascii
+                .get_or_init(|| build_ascii(&self.src).unwrap_or_else(|| self.re().clone()))
+        } else {
+            self.re()
+        }
+    }
+}
+
+/// When a parser file's regexes are checked. The embedded files are checked by the tests
+/// (`every_embedded_pattern_compiles`, `capture_names_scanned_as_parsed`), so an audit
+/// compiles only the regexes its snapshot uses; a user's file (`--parsers DIR`) is checked
+/// whole when it loads, each error named with its file:line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    Now,
+    Tested,
+}
+
+/// A regex compiled when its file loads (`Check::Now`) or on first use (`Check::Tested`).
+#[derive(Debug)]
+pub struct LazyRegex {
+    src: String,
+    size_limit: Option<usize>,
+    re: OnceLock<Option<Regex>>,
+}
+
+impl LazyRegex {
+    fn build(src: &str, size_limit: Option<usize>) -> Result<Regex, regex::Error> {
+        let mut b = RegexBuilder::new(src);
+        if let Some(n) = size_limit {
+            b.size_limit(n);
+        }
+        b.build()
+    }
+
+    /// Compiled now: the error, if any, is the caller's to report.
+    fn now(src: String, size_limit: Option<usize>) -> Result<LazyRegex, regex::Error> {
+        let re = Self::build(&src, size_limit)?;
+        Ok(LazyRegex {
+            src,
+            size_limit,
+            re: OnceLock::from(Some(re)),
+        })
+    }
+
+    fn later(src: String, size_limit: Option<usize>) -> LazyRegex {
+        LazyRegex {
+            src,
+            size_limit,
+            re: OnceLock::new(),
+        }
+    }
+
+    /// The regex; None only when an embedded one does not compile (which a test reports).
+    pub fn get(&self) -> Option<&Regex> {
+        self.re
+            .get_or_init(|| Self::build(&self.src, self.size_limit).ok())
+            .as_ref()
+    }
+
+    /// Why it does not compile, if it does not.
+    fn error(&self) -> Option<String> {
+        Self::build(&self.src, self.size_limit)
+            .err()
+            .map(|e| e.to_string())
+    }
+}
+
+/// Capture names by group index, read from the text of a pattern whose syntax is known to be
+/// valid (an embedded one): each `(` that is not escaped, not inside a class and not followed
+/// by `?` opens an unnamed group, `(?P<name>` and `(?<name>` a named one. Parsing every pattern
+/// of every platform with `regex_syntax` was a fifth of an audit's start-up; the tests compare
+/// this with [`capture_names`] for every embedded pattern.
+fn scan_capture_names(re: &str) -> Vec<Option<String>> {
+    let b = re.as_bytes();
+    let mut names = vec![None];
+    let mut class = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' => {
+                if class > 0
+                    && b.get(i + 1) == Some(&b':')
+                    && let Some(end) = re[i..].find(":]")
+                {
+                    i += end + 2;
+                    continue;
+                }
+                class += 1;
+                // `]` first in a class (after an optional `^`) is a literal.
+                if b.get(i + 1) == Some(&b'^') {
+                    i += 1;
+                }
+                if b.get(i + 1) == Some(&b']') {
+                    i += 1;
+                }
+            }
+            b']' if class > 0 => class -= 1,
+            b'(' if class == 0 => {
+                if b.get(i + 1) == Some(&b'?') {
+                    let rest = &re[i + 2..];
+                    if let Some(n) = rest.strip_prefix("P<").or_else(|| rest.strip_prefix('<'))
+                        && let Some(end) = n.find('>')
+                    {
+                        names.push(Some(n[..end].to_string()));
+                    }
+                } else {
+                    names.push(None);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    names
+}
+
+/// A pattern's capture names: parsed (its syntax checked, errors recorded) or scanned.
+fn pattern_names(
+    check: Check,
+    file: &str,
+    text: &str,
+    re: &toml::Spanned<String>,
+    errors: &mut Vec<SpecError>,
+) -> Option<Vec<Option<String>>> {
+    match check {
+        Check::Now => check_syntax(file, text, re, errors),
+        Check::Tested => Some(scan_capture_names(re.get_ref())),
     }
 }
 
@@ -221,8 +446,29 @@ fn capture_names(hir: &regex_syntax::hir::Hir, out: &mut Vec<Option<String>>) {
 /// pool of caches with a fast path only for the first thread that used it; parsing runs on
 /// every rayon thread, so each thread keeps its own caches here instead, keyed by command.
 struct Scratch {
+    /// By pattern, for the regex as written ([0]) and for its ASCII form ([1], made when the
+    /// first ASCII line needs a regex).
+    engines: [Option<Engines>; 2],
+}
+
+struct Engines {
     caches: Vec<meta::Cache>,
     caps: Vec<regex_automata::util::captures::Captures>,
+}
+
+impl Scratch {
+    fn engines(&mut self, patterns: &[Pattern], ascii_line: bool) -> &mut Engines {
+        self.engines[usize::from(ascii_line)].get_or_insert_with(|| Engines {
+            caches: patterns
+                .iter()
+                .map(|p| p.engine(ascii_line).create_cache())
+                .collect(),
+            caps: patterns
+                .iter()
+                .map(|p| p.engine(ascii_line).create_captures())
+                .collect(),
+        })
+    }
 }
 
 thread_local! {
@@ -251,7 +497,7 @@ pub struct Command {
     /// Model fields the output fills (see `CommandSpec::fills`).
     pub fills: Vec<String>,
     /// Matches a concrete command line against the template (placeholders become captures).
-    matcher: Regex,
+    matcher: LazyRegex,
     kinds: Vec<String>,
     patterns: Vec<Pattern>,
     /// Candidate patterns by first byte of the trimmed line.
@@ -270,9 +516,11 @@ pub struct Platform {
     pub session_mode: Option<String>,
     pub prompt: Option<String>,
     pub paging_off: Vec<String>,
-    detect: Vec<(Regex, u32, String)>,
+    detect: Vec<(LazyRegex, u32, String)>,
     min_score: u32,
-    pub redact: Vec<Regex>,
+    /// The file's own `redact` rules (see [`Platform::redact`]).
+    redact_src: Vec<String>,
+    redact: OnceLock<Vec<Regex>>,
     pub commands: Vec<Command>,
 }
 
@@ -338,15 +586,32 @@ enum Literal {
 
 fn plain_literal(re: &str) -> Option<Literal> {
     let body = re.strip_prefix('^')?;
+    // A last `$` is the end anchor unless it is escaped (`\$`, but `\\$` is a `\` at the end).
     let (body, exact) = match body.strip_suffix('$') {
-        Some(b) => (b, true),
-        None => (body, false),
+        Some(b) if b.bytes().rev().take_while(|&c| c == b'\\').count() % 2 == 0 => (b, true),
+        _ => (body, false),
     };
-    if body.is_empty() || body.contains('\\') {
+    if body.is_empty() {
         return None;
     }
+    // The text the body stands for: escaped punctuation (`\(`, `\.`) is itself; any other
+    // escape (`\d`) or metacharacter means the pattern is not plain text.
+    let mut text = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some(n) if "/-.:()[]{}*+?|^$\\ #".contains(n) => text.push(n),
+                _ => return None,
+            },
+            '.' | '+' | '*' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '$' | '^' => {
+                return None;
+            }
+            c => text.push(c),
+        }
+    }
     let lit = literal_prefix(&format!("^{body}"));
-    if lit != body {
+    if lit != text {
         return None;
     }
     Some(if exact {
@@ -367,8 +632,17 @@ pub fn load_parsers(dir: Option<&std::path::Path>) -> anyhow::Result<std::sync::
             .map(|(n, t)| (n.to_string(), t.to_string()))
             .collect()
     };
+    // The embedded files first (`Check::Tested`), then the user's (`Check::Now`).
     let compile = |files: &[(String, String)]| {
-        Parsers::load(files)
+        let embedded = crate::embedded::PARSERS.len();
+        let checks = (0..files.len()).map(|i| {
+            if i < embedded {
+                Check::Tested
+            } else {
+                Check::Now
+            }
+        });
+        Parsers::load_checked(files.iter().zip(checks).map(|((f, t), c)| (f, t, c)))
             .map(std::sync::Arc::new)
             .map_err(|errs| {
                 format!(
@@ -535,7 +809,8 @@ fn start_bytes(rest: &str, depth: u8) -> Option<Vec<u8>> {
     }
 }
 
-fn template_matcher(cmd: &str) -> Result<Regex, String> {
+/// The regex (as text) matching a concrete command line against the template `cmd`.
+fn template_matcher(cmd: &str) -> Result<String, String> {
     let mut re = String::from("^");
     let mut rest = cmd;
     let mut seen: Vec<&str> = Vec::new();
@@ -562,17 +837,23 @@ fn template_matcher(cmd: &str) -> Result<Regex, String> {
     }
     re.push_str(&regex::escape(rest));
     re.push('$');
-    Regex::new(&re).map_err(|e| e.to_string())
+    Ok(re)
 }
 
 impl Parsers {
     /// Compile all specs; `files` are (file name, text). Later files with the same platform id
     /// replace earlier ones (that is how `--parsers DIR` overrides the embedded set).
     pub fn load(files: &[(String, String)]) -> Result<Parsers, Vec<SpecError>> {
+        Self::load_checked(files.iter().map(|(f, t)| (f, t, Check::Now)))
+    }
+
+    fn load_checked<'a>(
+        files: impl Iterator<Item = (&'a String, &'a String, Check)>,
+    ) -> Result<Parsers, Vec<SpecError>> {
         let mut errors = Vec::new();
         let mut platforms: Vec<Platform> = Vec::new();
-        for (file, text) in files {
-            match Platform::compile(file, text) {
+        for (file, text, check) in files {
+            match Platform::compile_checked(file, text, check) {
                 Ok(p) => {
                     if let Some(pos) = platforms.iter().position(|q| q.id == p.id) {
                         platforms[pos] = p;
@@ -603,7 +884,7 @@ impl Parsers {
             let mut score = 0;
             let mut why = Vec::new();
             for (re, s, w) in &p.detect {
-                if let Some(m) = re.find(text) {
+                if let Some(m) = re.get().and_then(|re| re.find(text)) {
                     score += s;
                     // A pattern may begin with the JSON punctuation and line break before a key
                     // (`[{,]\s*"DEVICE_METADATA"`): the evidence is the key's line.
@@ -642,21 +923,6 @@ impl Parsers {
     }
 }
 
-fn compile_regex(
-    file: &str,
-    text: &str,
-    re: &toml::Spanned<String>,
-    errors: &mut Vec<SpecError>,
-) -> Option<Regex> {
-    match RegexBuilder::new(re.get_ref()).size_limit(1 << 22).build() {
-        Ok(r) => Some(r),
-        Err(e) => {
-            bad_regex(file, text, re, &e, errors);
-            None
-        }
-    }
-}
-
 impl Platform {
     /// The `allow_chars` of the command with id `id`.
     pub fn allow_chars(&self, id: &str) -> Option<&str> {
@@ -667,6 +933,10 @@ impl Platform {
     }
 
     pub fn compile(file: &str, text: &str) -> Result<Platform, Vec<SpecError>> {
+        Self::compile_checked(file, text, Check::Now)
+    }
+
+    fn compile_checked(file: &str, text: &str, check: Check) -> Result<Platform, Vec<SpecError>> {
         let spec: PlatformSpec = toml::from_str(text).map_err(|e| {
             let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((0, 0));
             vec![SpecError {
@@ -683,23 +953,34 @@ impl Platform {
             min_score = d.min_score;
             for ev in &d.evidence {
                 let src = format!("(?m){}", ev.regex.get_ref());
-                let spanned = toml::Spanned::new(ev.regex.span(), src);
-                if let Some(r) = compile_regex(file, text, &spanned, &mut errors) {
-                    detect.push((r, ev.score, ev.why.clone()));
-                }
+                let re = match check {
+                    Check::Tested => LazyRegex::later(src, Some(1 << 22)),
+                    Check::Now => match LazyRegex::now(src, Some(1 << 22)) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            bad_regex(file, text, &ev.regex, &e, &mut errors);
+                            continue;
+                        }
+                    },
+                };
+                detect.push((re, ev.score, ev.why.clone()));
             }
         }
-        let mut redact = Vec::new();
-        for r in &spec.redact {
-            match Regex::new(r) {
-                Ok(re) => redact.push(re),
-                Err(e) => errors.push(SpecError {
-                    file: file.into(),
-                    line: 0,
-                    col: 0,
-                    msg: format!("bad redact regex {r:?}: {e}"),
-                }),
+        let redact = OnceLock::new();
+        if check == Check::Now {
+            let mut rules = Vec::new();
+            for r in &spec.redact {
+                match Regex::new(r) {
+                    Ok(re) => rules.push(re),
+                    Err(e) => errors.push(SpecError {
+                        file: file.into(),
+                        line: 0,
+                        col: 0,
+                        msg: format!("bad redact regex {r:?}: {e}"),
+                    }),
+                }
             }
+            let _ = redact.set(rules);
         }
         // Read-only by construction: a file asking for a command the allow-list refuses for
         // this platform does not load.
@@ -752,7 +1033,7 @@ impl Platform {
                     }
                 },
             };
-            if let Some(cmd) = Command::compile(file, text, c, shared, &mut errors) {
+            if let Some(cmd) = Command::compile(file, text, c, shared, check, &mut errors) {
                 commands.push(cmd);
             }
         }
@@ -769,6 +1050,7 @@ impl Platform {
             paging_off: session.map(|s| s.paging_off.clone()).unwrap_or_default(),
             detect,
             min_score,
+            redact_src: spec.redact.clone(),
             redact,
             commands,
         })
@@ -778,7 +1060,20 @@ impl Platform {
     /// a pattern whose syntax loaded). Audits compile lazily; this is for checks and tests.
     pub fn compile_all(&self) -> Vec<String> {
         let mut bad = Vec::new();
+        for (re, _, _) in &self.detect {
+            if let Some(e) = re.error() {
+                bad.push(format!("{} detect regex {:?}: {e}", self.source, re.src));
+            }
+        }
+        for r in &self.redact_src {
+            if let Err(e) = Regex::new(r) {
+                bad.push(format!("{} redact regex {r:?}: {e}", self.source));
+            }
+        }
         for c in &self.commands {
+            if let Some(e) = c.matcher.error() {
+                bad.push(format!("{} command {:?}: {e}", self.source, c.cmd));
+            }
             for p in &c.patterns {
                 if let Err(e) = build_meta(&p.src) {
                     bad.push(format!(
@@ -787,6 +1082,7 @@ impl Platform {
                     ));
                 }
                 let _ = p.re();
+                let _ = p.engine(true);
             }
         }
         bad
@@ -796,14 +1092,20 @@ impl Platform {
     /// platform file's own `redact` patterns, line by line; returns the text and how many
     /// secrets were replaced.
     pub fn redact(&self, text: &str) -> (String, usize) {
-        crate::redact::redact_with(text, &self.redact)
+        let rules = self.redact.get_or_init(|| {
+            self.redact_src
+                .iter()
+                .filter_map(|r| Regex::new(r).ok())
+                .collect()
+        });
+        crate::redact::redact_with(text, rules)
     }
 
     /// The command parser for a concrete command line, with its placeholder values.
     pub fn command_for(&self, concrete: &str) -> Option<(&Command, HashMap<String, String>)> {
         let concrete = concrete.trim();
         for c in &self.commands {
-            if let Some(caps) = c.matcher.captures(concrete) {
+            if let Some(caps) = c.matcher.get().and_then(|m| m.captures(concrete)) {
                 let mut args = HashMap::new();
                 for name in ["if", "dev"] {
                     if let Some(m) = caps.name(name) {
@@ -838,6 +1140,7 @@ impl Command {
         text: &str,
         c: &CommandSpec,
         shared: Option<&CommandSpec>,
+        check: Check,
         errors: &mut Vec<SpecError>,
     ) -> Option<Command> {
         let err_at = |errors: &mut Vec<SpecError>, msg: String| {
@@ -874,7 +1177,10 @@ impl Command {
                 ),
             );
         }
-        let matcher = match template_matcher(&c.cmd) {
+        let matcher = match template_matcher(&c.cmd).and_then(|src| match check {
+            Check::Tested => Ok(LazyRegex::later(src, None)),
+            Check::Now => LazyRegex::now(src, None).map_err(|e| e.to_string()),
+        }) {
             Ok(m) => m,
             Err(e) => {
                 err_at(errors, e);
@@ -911,7 +1217,7 @@ impl Command {
         let mut patterns = Vec::new();
         let n_before = errors.len();
         for r in &records {
-            let Some(names) = check_syntax(file, text, &r.regex, errors) else {
+            let Some(names) = pattern_names(check, file, text, &r.regex, errors) else {
                 continue;
             };
             let parent = match &r.parent {
@@ -960,7 +1266,7 @@ impl Command {
                     .map(|u| (&u.start, Action::IgnoreUntil(u.end.clone()))),
             );
         for (re, action) in ignores {
-            let Some(names) = check_syntax(file, text, re, errors) else {
+            let Some(names) = pattern_names(check, file, text, re, errors) else {
                 continue;
             };
             let mut p = Pattern::new(re.get_ref(), action, ParentRule::Any, names);
@@ -1086,17 +1392,8 @@ impl Command {
         }
         let mut scratch = SCRATCH
             .with(|m| m.borrow_mut().remove(&self.uid))
-            .unwrap_or_else(|| Scratch {
-                caches: self
-                    .patterns
-                    .iter()
-                    .map(|p| p.re().create_cache())
-                    .collect(),
-                caps: self
-                    .patterns
-                    .iter()
-                    .map(|p| p.re().create_captures())
-                    .collect(),
+            .unwrap_or(Scratch {
+                engines: [None, None],
             });
         match out.canonical.take() {
             Some(canon) => {
@@ -1254,6 +1551,8 @@ impl Command {
             };
             let offset = trimmed.as_ptr() as usize - text.as_ptr() as usize;
             let mut matched = false;
+            // Whether the line is ASCII, found out when a regex first needs to know.
+            let mut ascii: Option<bool> = None;
             let (line_head, _) = word_head(trimmed.as_bytes());
             for &pi in &self.dispatch[trimmed.as_bytes()[0] as usize] {
                 let p = &self.patterns[pi as usize];
@@ -1276,13 +1575,20 @@ impl Command {
                         let hit = match &p.literal {
                             Some(Literal::Exact(lit)) => trimmed == lit,
                             Some(Literal::Prefix) => true,
-                            None => p
-                                .re()
-                                .search_half_with(
-                                    &mut scratch.caches[pi as usize],
-                                    &Input::new(trimmed).earliest(true),
-                                )
-                                .is_some(),
+                            None => {
+                                let a = *ascii.get_or_insert_with(|| trimmed.is_ascii());
+                                if a && let Some(hit) = p.dfa_match(trimmed) {
+                                    hit
+                                } else {
+                                    p.engine(a)
+                                        .search_half_with(
+                                            &mut scratch.engines(&self.patterns, a).caches
+                                                [pi as usize],
+                                            &Input::new(trimmed).earliest(true),
+                                        )
+                                        .is_some()
+                                }
+                            }
                         };
                         if !hit {
                             continue;
@@ -1316,9 +1622,11 @@ impl Command {
                     }
                     Action::Record(_) => {}
                 }
-                let caps = &mut scratch.caps[pi as usize];
-                p.re().search_captures_with(
-                    &mut scratch.caches[pi as usize],
+                let a = *ascii.get_or_insert_with(|| trimmed.is_ascii());
+                let engines = scratch.engines(&self.patterns, a);
+                let caps = &mut engines.caps[pi as usize];
+                p.engine(a).search_captures_with(
+                    &mut engines.caches[pi as usize],
                     &Input::new(trimmed),
                     caps,
                 );
@@ -1683,6 +1991,133 @@ mod tests {
     }
 
     #[test]
+    fn capture_names_scanned_as_parsed() {
+        // The embedded files' capture names are scanned, not parsed (`Check::Tested`).
+        let parsers = crate::parser::load_parsers(None).unwrap();
+        let mut n = 0;
+        for pl in &parsers.platforms {
+            for c in &pl.commands {
+                for p in &c.patterns {
+                    let hir = regex_syntax::Parser::new().parse(&p.src).unwrap();
+                    let mut parsed = vec![None];
+                    capture_names(&hir, &mut parsed);
+                    assert_eq!(p.names, parsed, "{} {:?} {:?}", pl.source, c.cmd, p.src);
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 1000, "{n} patterns");
+        for (re, want) in [
+            (
+                r"^a(b)(?P<x>c)(?:d)(?<y>e)(?i)f",
+                vec![None, None, Some("x"), Some("y")],
+            ),
+            (
+                r"^[(][^)(\]][[:alpha:](]\((?P<z>[]])",
+                vec![None, Some("z")],
+            ),
+            (r"^\\(a)[\[(](b)", vec![None, None, None]),
+        ] {
+            let want: Vec<Option<String>> = want.iter().map(|w| w.map(String::from)).collect();
+            let hir = regex_syntax::Parser::new().parse(re).unwrap();
+            let mut parsed = vec![None];
+            capture_names(&hir, &mut parsed);
+            assert_eq!(parsed, want, "{re}");
+            assert_eq!(scan_capture_names(re), want, "{re}");
+        }
+    }
+
+    /// Every line of the fixtures' text files, trimmed as the parser trims it, once each.
+    fn fixture_lines() -> Vec<String> {
+        fn walk(dir: &std::path::Path, out: &mut std::collections::BTreeSet<String>) {
+            let Ok(rd) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(&p, out);
+                } else if let Ok(t) = std::fs::read_to_string(&p) {
+                    for l in t.lines() {
+                        let l = l.trim_start_matches([' ', '\t']).trim_end();
+                        if !l.is_empty() {
+                            out.insert(l.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        let mut out = std::collections::BTreeSet::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+            &mut out,
+        );
+        out.into_iter().collect()
+    }
+
+    #[test]
+    fn ascii_forms_match_as_written() {
+        // Each embedded pattern's ASCII form finds the same match and captures as the pattern
+        // itself on every ASCII fixture line that passes its prefix test, plus lines made to
+        // touch the classes whose Unicode and ASCII forms differ.
+        let parsers = crate::parser::load_parsers(None).unwrap();
+        let mut lines = fixture_lines();
+        lines.extend(
+            [
+                "Ethernet1/1 is up",
+                "MTU 9216 bytes, BW 100000000 Kbit, DLY 10 usec",
+                "key 7 0x1F\x0b",
+                "a\u{b}b\u{c}c\u{1c}d",
+                "_ word-boundary_x 09 AZaz",
+            ]
+            .map(String::from),
+        );
+        let lines: Vec<&str> = lines
+            .iter()
+            .map(String::as_str)
+            .filter(|l| l.is_ascii())
+            .collect();
+        let (mut compared, mut matched, mut with_dfa) = (0usize, 0usize, 0usize);
+        for pl in &parsers.platforms {
+            for c in &pl.commands {
+                for p in &c.patterns {
+                    let (uni, ascii) = (p.re(), p.engine(true));
+                    let (mut cu, mut ca) = (uni.create_captures(), ascii.create_captures());
+                    for l in lines.iter().filter(|l| l.starts_with(p.prefix.as_str())) {
+                        uni.captures(*l, &mut cu);
+                        ascii.captures(*l, &mut ca);
+                        let groups = |c: &regex_automata::util::captures::Captures| {
+                            (0..c.group_len())
+                                .map(|g| c.get_group(g))
+                                .collect::<Vec<_>>()
+                        };
+                        assert_eq!(
+                            groups(&cu),
+                            groups(&ca),
+                            "{} {:?} on {l:?}",
+                            pl.source,
+                            p.src
+                        );
+                        let half = |r: &meta::Regex| r.search_half(&Input::new(*l).earliest(true));
+                        let hit = half(uni).is_some();
+                        assert_eq!(hit, half(ascii).is_some(), "{:?} on {l:?}", p.src);
+                        if let Some(d) = p.dfa_match(l) {
+                            assert_eq!(hit, d, "full DFA of {:?} on {l:?}", p.src);
+                            with_dfa += 1;
+                        }
+                        compared += 1;
+                        matched += usize::from(cu.is_match());
+                    }
+                }
+            }
+        }
+        assert!(
+            compared > 100_000 && matched > 10_000 && with_dfa > 10_000,
+            "{compared} {matched} {with_dfa}"
+        );
+    }
+
+    #[test]
     fn first_byte_sets() {
         assert_eq!(first_bytes(r"^\d+ packets").map(|v| v.len()), Some(10));
         assert_eq!(first_bytes(r"^[A-Ca]x"), Some(vec![b'A', b'B', b'C', b'a']));
@@ -1811,7 +2246,16 @@ records_from = "run"
         assert_eq!(exact_literal("^a.b$"), None);
         assert_eq!(exact_literal("^ab+$"), None);
         assert_eq!(plain_literal("^Hardware: "), Some(Literal::Prefix));
-        assert_eq!(plain_literal("^a\\.b"), None);
+        // Escaped punctuation is plain text; `\$` at the end is a dollar, not the anchor.
+        assert_eq!(plain_literal("^a\\.b"), Some(Literal::Prefix));
+        assert_eq!(
+            exact_literal(r"^EEE \(efficient-ethernet\) :$").as_deref(),
+            Some("EEE (efficient-ethernet) :")
+        );
+        assert_eq!(plain_literal(r"^cost \$"), Some(Literal::Prefix));
+        assert_eq!(exact_literal(r"^a\\$").as_deref(), Some("a\\"));
+        assert_eq!(plain_literal(r"^a\d"), None);
+        assert_eq!(plain_literal(r"^a\(?b"), None);
     }
 
     #[test]
@@ -1859,12 +2303,14 @@ records_from = "run"
 
     #[test]
     fn templates_match_concrete_commands() {
-        let m = template_matcher("ethtool -a {if}").unwrap();
+        let m = Regex::new(&template_matcher("ethtool -a {if}").unwrap()).unwrap();
         let c = m.captures("ethtool -a eth2").unwrap();
         assert_eq!(&c["if"], "eth2");
         assert!(m.captures("ethtool -a eth2; reboot").is_none());
-        let m =
-            template_matcher("grep -H . /sys/class/net/{if}/a/* /sys/class/net/{if}/b").unwrap();
+        let m = Regex::new(
+            &template_matcher("grep -H . /sys/class/net/{if}/a/* /sys/class/net/{if}/b").unwrap(),
+        )
+        .unwrap();
         let c = m
             .captures("grep -H . /sys/class/net/eth2/a/* /sys/class/net/eth2/b")
             .unwrap();

@@ -13,6 +13,7 @@ use crate::finding::Severity;
 use crate::parser::line_col;
 use minijinja::{Environment, Expression, UndefinedBehavior};
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use toml::Spanned;
 
@@ -384,22 +385,25 @@ fn compile(
         return Err(errors);
     };
     // Names the expressions may use.
-    let mut known: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut known: BTreeMap<String, Cow<'static, BTreeSet<String>>> = BTreeMap::new();
     for (root, kind) in scope.roots() {
-        known.insert(root.to_string(), crate::schema::type_paths(kind));
+        known.insert(
+            root.to_string(),
+            Cow::Borrowed(crate::schema::type_paths(kind)),
+        );
     }
     known.insert(
         "policy".into(),
-        policy.keys().cloned().collect::<BTreeSet<_>>(),
+        Cow::Owned(policy.keys().cloned().collect::<BTreeSet<_>>()),
     );
     known.insert(
         "param".into(),
-        spec.params.keys().cloned().collect::<BTreeSet<_>>(),
+        Cow::Owned(spec.params.keys().cloned().collect::<BTreeSet<_>>()),
     );
     let compile_expr = |errors: &mut Vec<RuleError>,
                         src: &Spanned<String>,
                         what: &str,
-                        known: &BTreeMap<String, BTreeSet<String>>,
+                        known: &Known,
                         locals: &BTreeSet<String>|
      -> Option<Expression<'static, 'static>> {
         match env.compile_expression_owned(src.get_ref().clone()) {
@@ -530,11 +534,10 @@ const METHODS: &[&str] = &[
 ];
 
 /// Why a dotted variable path is not valid in this rule, if it is not.
-fn check_path(
-    var: &str,
-    known: &BTreeMap<String, BTreeSet<String>>,
-    locals: &BTreeSet<String>,
-) -> Option<String> {
+/// The paths each root variable of a rule may use (the model's from `crate::schema`, shared).
+type Known = BTreeMap<String, Cow<'static, BTreeSet<String>>>;
+
+fn check_path(var: &str, known: &Known, locals: &BTreeSet<String>) -> Option<String> {
     let mut parts = var.splitn(2, '.');
     let root = parts.next().unwrap_or("");
     let rest = parts.next();
