@@ -193,9 +193,11 @@ pub fn reports(data: &[u8]) {
         catalog,
     };
     use crate::report::Format::*;
-    for f in [Table, Json, Model] {
+    for f in [Table, Json] {
         let _ = crate::report::render(&audit, f, false);
     }
+    // As the CLI writes the model: streamed (here to nowhere), not built in memory.
+    let _ = crate::report::write_model(&audit, &mut std::io::sink());
     let review = crate::report::input::Review::of_audit(&audit, "snapshot");
     for f in [Concise, Html, Markdown, Sarif, Junit, Github] {
         let _ = crate::report::render_review(&review, f, false);

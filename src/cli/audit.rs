@@ -207,9 +207,10 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
             _ if view_args.statistics => report::statistics::text(&a, view.width),
             // Written as it is serialized, not built in memory first.
             Format::Json => return emit_with(output.as_ref(), |w| report::json::write(&a, w)),
-            // What a plain audit's review renders for these: the audit itself (no copy of
-            // its findings into a review).
-            Format::Table | Format::Model => report::render_view(&a, format, &view),
+            Format::Model => return emit_with(output.as_ref(), |w| report::write_model(&a, w)),
+            // What a plain audit's review renders for this: the audit itself (no copy of its
+            // findings into a review).
+            Format::Table => report::render_view(&a, format, &view),
             _ => {
                 let r = crate::review::Review::of_audit(&a, &names.join(" ")).with_roots(&names);
                 report::render_review_view(&r, format, &view)

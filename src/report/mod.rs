@@ -102,6 +102,25 @@ pub fn render_review_view(r: &input::Review, format: Format, view: &terminal::Vi
     }
 }
 
+/// The model with sources and every port's entry-by-entry maps (`--format model`), written as
+/// it is serialized: the text is ~35 KiB a port with its maps, so a fabric of 10,000 devices
+/// (or one hostile device of 16,384 ports: 1 GiB, issue 19) is not held in memory first.
+pub fn write_model(audit: &Audit, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use std::io::Write as _;
+    // The entry-by-entry maps are filled for this output only, on a copy: switch ports from
+    // their value vectors, host RDMA ports from theirs.
+    let mut switches = audit.fabric.clone();
+    crate::platform::fill_maps(&mut switches.devices);
+    let hosts = crate::model::maps::with_host_maps(&switches);
+    let fabric = hosts.as_ref().unwrap_or(&switches);
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+    crate::model::with_maps(|| {
+        crate::model::with_sources(|| serde_json::to_writer_pretty(&mut w, fabric))
+    })?;
+    w.write_all(b"\n")?;
+    w.flush()
+}
+
 pub fn render(audit: &Audit, format: Format, color: bool) -> String {
     let view = terminal::View {
         color,
@@ -117,17 +136,11 @@ pub fn render_view(audit: &Audit, format: Format, view: &terminal::View) -> Stri
         Format::Table => terminal::render(audit, view),
         Format::Json => json::render(audit),
         Format::Model => {
-            // The entry-by-entry maps are filled for this output only, on a copy: switch ports
-            // from their value vectors, host RDMA ports from theirs.
-            let mut switches = audit.fabric.clone();
-            crate::platform::fill_maps(&mut switches.devices);
-            let hosts = crate::model::maps::with_host_maps(&switches);
-            let fabric = hosts.as_ref().unwrap_or(&switches);
-            crate::model::with_maps(|| {
-                crate::model::with_sources(|| serde_json::to_string_pretty(fabric))
-            })
-            .unwrap_or_else(|e| format!("{{\"error\": {:?}}}", e.to_string()))
-                + "\n"
+            let mut buf = Vec::new();
+            match write_model(audit, &mut buf) {
+                Ok(()) => String::from_utf8_lossy(&buf).into_owned(),
+                Err(e) => format!("{{\"error\": {:?}}}\n", e.to_string()),
+            }
         }
         Format::Concise
         | Format::Html

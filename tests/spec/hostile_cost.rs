@@ -468,3 +468,51 @@ fn os9_channel_members_past_the_range_budget_are_reported() {
     let expected: Vec<u64> = (32..=40).map(|k| 5 + (k - 1) * 5 + 3).collect();
     assert_eq!(refused, expected);
 }
+
+/// Issue 19: `--format model` of a device at its port bound. The model with every port's
+/// entry-by-entry maps is ~29 KiB a port; it was rendered into one string before being
+/// written (16,000 NX-OS stanzas: a 467 MB report, 1,013 MiB peak RSS in this test), and is
+/// now written as it is serialized (~135 MiB). A review bot that asks for the model of a
+/// hostile pull request holds the model, not its text.
+#[test]
+fn the_model_of_a_device_at_its_port_bound_is_written_as_serialized() {
+    let mut text = String::from("hostname sw1\n");
+    for i in 0..16_000 {
+        text.push_str(&format!(
+            "interface Ethernet{}/{}\n  mtu 9216\n",
+            i / 48 + 1,
+            i % 48 + 1
+        ));
+    }
+    let dir = common::scratch("cost", "model-stream");
+    std::fs::create_dir_all(dir.join("configs")).unwrap();
+    std::fs::write(dir.join("configs/sw1.cfg"), text).unwrap();
+    std::fs::write(
+        dir.join("fabric.toml"),
+        "[[device]]\nname = \"sw1\"\nplatform = \"nxos\"\n",
+    )
+    .unwrap();
+    // To /dev/null: the test process need not hold the 467 MB either.
+    let t = run_timed(
+        &[
+            "audit",
+            s(&dir),
+            "--format",
+            "model",
+            "--output",
+            "/dev/null",
+        ],
+        Duration::from_secs(240),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        t.out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&t.out.stderr)
+    );
+    assert!(
+        t.peak < 300 << 20,
+        "{} MiB at peak for the model of 16,000 ports",
+        t.peak >> 20
+    );
+}
