@@ -330,6 +330,13 @@ fn nclu_ranges_over_thousands_of_ports_cost_linear_time() {
 /// One switch `sw1` of `platform` whose config is `text`, audited as JSON by the binary; the
 /// snapshot is removed after.
 fn audit_one_switch(tag: &str, platform: &str, text: &str) -> (Timed, serde_json::Value) {
+    let t = audit_one_switch_with(tag, platform, text, &["--format", "json"]);
+    let v = serde_json::from_slice(&t.out.stdout).unwrap();
+    (t, v)
+}
+
+/// [`audit_one_switch`] with the audit's options given (`--format ...`), its output as it came.
+fn audit_one_switch_with(tag: &str, platform: &str, text: &str, options: &[&str]) -> Timed {
     let dir = common::scratch("cost", tag);
     std::fs::create_dir_all(dir.join("configs")).unwrap();
     std::fs::write(dir.join("configs/sw1.cfg"), text).unwrap();
@@ -338,13 +345,24 @@ fn audit_one_switch(tag: &str, platform: &str, text: &str) -> (Timed, serde_json
         format!("[[device]]\nname = \"sw1\"\nplatform = \"{platform}\"\n"),
     )
     .unwrap();
-    let t = run_timed(
-        &["audit", s(&dir), "--format", "json"],
-        Duration::from_secs(240),
-    );
+    let mut args = vec!["audit", s(&dir)];
+    args.extend_from_slice(options);
+    let t = run_timed(&args, Duration::from_secs(240));
     let _ = std::fs::remove_dir_all(&dir);
-    let v = serde_json::from_slice(&t.out.stdout).unwrap();
-    (t, v)
+    t
+}
+
+/// `n` NX-OS port stanzas, each setting an MTU, after a hostname line.
+fn nxos_stanzas(n: usize) -> String {
+    let mut text = String::from("hostname sw1\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "interface Ethernet{}/{}\n  mtu 9216\n",
+            i / 48 + 1,
+            i % 48 + 1
+        ));
+    }
+    text
 }
 
 /// Issue 19, build point 4: a port found by a scan of every port read so far made a file of
@@ -354,15 +372,7 @@ fn audit_one_switch(tag: &str, platform: &str, text: &str) -> (Timed, serde_json
 /// a device keeps at most 16,384 ports, PARSE013.)
 #[test]
 fn nxos_stanzas_of_many_ports_cost_linear_time() {
-    let mut text = String::from("hostname sw1\n");
-    for i in 0..16_000 {
-        text.push_str(&format!(
-            "interface Ethernet{}/{}\n  mtu 9216\n",
-            i / 48 + 1,
-            i % 48 + 1
-        ));
-    }
-    let (t, v) = audit_one_switch("nxos-stanzas", "nxos", &text);
+    let (t, v) = audit_one_switch("nxos-stanzas", "nxos", &nxos_stanzas(16_000));
     assert!(
         t.cpu < Duration::from_secs(20),
         "{:?} of CPU for 16,000 NX-OS interface stanzas",
@@ -476,35 +486,13 @@ fn os9_channel_members_past_the_range_budget_are_reported() {
 /// hostile pull request holds the model, not its text.
 #[test]
 fn the_model_of_a_device_at_its_port_bound_is_written_as_serialized() {
-    let mut text = String::from("hostname sw1\n");
-    for i in 0..16_000 {
-        text.push_str(&format!(
-            "interface Ethernet{}/{}\n  mtu 9216\n",
-            i / 48 + 1,
-            i % 48 + 1
-        ));
-    }
-    let dir = common::scratch("cost", "model-stream");
-    std::fs::create_dir_all(dir.join("configs")).unwrap();
-    std::fs::write(dir.join("configs/sw1.cfg"), text).unwrap();
-    std::fs::write(
-        dir.join("fabric.toml"),
-        "[[device]]\nname = \"sw1\"\nplatform = \"nxos\"\n",
-    )
-    .unwrap();
     // To /dev/null: the test process need not hold the 467 MB either.
-    let t = run_timed(
-        &[
-            "audit",
-            s(&dir),
-            "--format",
-            "model",
-            "--output",
-            "/dev/null",
-        ],
-        Duration::from_secs(240),
+    let t = audit_one_switch_with(
+        "model-stream",
+        "nxos",
+        &nxos_stanzas(16_000),
+        &["--format", "model", "--output", "/dev/null"],
     );
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         t.out.status.code().is_some_and(|c| c <= 1),
         "{}",
