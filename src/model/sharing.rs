@@ -32,7 +32,14 @@ impl Sharing {
     /// Let `port` hold the copy already seen of each of its maps, queues and groups that
     /// equals one (or remember its own as the first of its kind).
     pub fn port(&mut self, port: &mut Interface) {
-        if !port.maps.is_default_copy() {
+        // Entry-by-entry maps are shown only by the model (`--format model`, which turns
+        // `keep_policies` on); otherwise no one reads a port's maps once its reader moved on
+        // (`platform::fill_maps` fills them for that model from the value vectors).
+        if !super::maps::keep_policies() {
+            if !port.maps.is_default_copy() {
+                port.maps = Default::default();
+            }
+        } else if !port.maps.is_default_copy() {
             match self.maps.get(port.maps.arc()) {
                 Some(same) => port.maps.set_arc(same.clone()),
                 None => {

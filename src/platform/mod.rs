@@ -81,7 +81,14 @@ pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
     let mut notes = build_platform(platform, dev, outs);
     // The rest of each port's maps is filled only for the model the user asks to see
     // (`fill_maps`): rules read the value vectors.
-    crate::model::maps::share(&mut dev.interfaces);
+    if crate::model::maps::keep_policies() {
+        crate::model::maps::share(&mut dev.interfaces);
+    } else {
+        // Shown only by the model (see `model::sharing`): the ports' maps go.
+        for i in &mut dev.interfaces {
+            i.maps = Default::default();
+        }
+    }
     crate::model::eight::share(&mut dev.interfaces, |i| &mut i.queues);
     crate::model::eight::share(&mut dev.interfaces, |i| &mut i.pgs);
     dev.sharing = Default::default();
