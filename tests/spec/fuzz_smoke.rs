@@ -182,7 +182,7 @@ fn one_mebibyte_adversarial_inputs_stay_within_20_times_where_shown() {
 /// Issue 19's bound on every adversarial input of every target at 1 MiB. Not met yet: a port
 /// is ~1.2 KB inline, and most platforms write its defaults citing the port's own line, so no
 /// two ports' QoS copies are equal and each holds its own (1 MiB of 22-byte `interface
-/// EthernetX/Y` lines, 16,384 ports kept: 42-111× by platform); an unrecognized line is a
+/// EthernetX/Y` lines, 16,384 ports kept: 42-97× by platform); an unrecognized line is a
 /// 24-byte record and its text (`a\n` lines: 21×). The TOML and JSON readers hold a parsed
 /// tree of several times the text (1 MiB of short stanzas: CONFIG_DB 24×, waivers 54×,
 /// fabric.toml 62×, inventories 70-93×). Run it with `--ignored` once these are smaller.
