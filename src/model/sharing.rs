@@ -10,6 +10,8 @@
 //! the reader moves on to a new port ([`super::Device::iface_slot`]), so at most one port's
 //! copies are unshared at a time in a reader that writes port after port. Sharing changes no
 //! value: a later write to a shared copy copies it first ([`std::sync::Arc::make_mut`]).
+//! Unless the model is asked for ([`super::maps::keep_policies`]), a port's entry-by-entry
+//! maps are dropped there instead: nothing else reads them.
 
 use super::maps::QosMaps;
 use super::{Interface, PriorityGroup, Queue};
@@ -85,6 +87,8 @@ mod tests {
         assert!(q(&ports[0]).is_some());
         assert_eq!(q(&ports[0]), q(&ports[1]));
         assert_eq!(q(&ports[1]), q(&ports[2]));
+        // Without `--format model` (keep_policies off, as in this test) the maps went.
+        assert!(ports.iter().all(|p| p.maps.is_default_copy()));
         assert!(Arc::ptr_eq(ports[0].maps.arc(), ports[2].maps.arc()));
         wred(&mut ports[1], 5, false);
         assert_ne!(q(&ports[0]), q(&ports[1]));
