@@ -285,7 +285,7 @@ pub fn seeds(target: &str, root: &Path, corpus: Option<&Path>, max_len: usize) -
     let pick = |dirs: &[PathBuf], keep: &dyn Fn(&Path, &str) -> bool, cap: usize| {
         let mut files = Vec::new();
         for d in dirs {
-            walk(d, &mut files);
+            files.extend(files_under(d));
         }
         files.sort();
         files
@@ -359,16 +359,23 @@ pub fn seeds(target: &str, root: &Path, corpus: Option<&Path>, max_len: usize) -
     }
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in rd.flatten() {
-        let Ok(t) = e.file_type() else { continue };
-        if t.is_dir() {
-            walk(&e.path(), out);
-        } else if t.is_file() {
-            out.push(e.path());
+/// Every regular file below `dir` (links not followed; an unreadable folder is skipped): the
+/// seed files here, and the fixture texts the parser's and redaction's equivalence tests read.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() {
+                walk(&e.path(), out);
+            } else if t.is_file() {
+                out.push(e.path());
+            }
         }
     }
+    let mut out = Vec::new();
+    walk(dir, &mut out);
+    out
 }

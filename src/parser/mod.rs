@@ -139,6 +139,14 @@ fn build_meta(src: &str) -> Result<meta::Regex, String> {
         .map_err(|e| e.to_string())
 }
 
+/// The syntax of a pattern's ASCII form: no Unicode classes, matching bytes (what
+/// [`build_ascii`] and [`build_dfa`] compile).
+fn ascii_syntax() -> regex_automata::util::syntax::Config {
+    regex_automata::util::syntax::Config::new()
+        .unicode(false)
+        .utf8(false)
+}
+
 /// The pattern compiled with Unicode mode off, for ASCII lines only; None when the pattern is
 /// not ASCII itself or needs Unicode mode (`\p{..}`).
 ///
@@ -155,11 +163,7 @@ fn build_ascii(src: &str) -> Option<meta::Regex> {
         return None;
     }
     meta::Builder::new()
-        .syntax(
-            regex_automata::util::syntax::Config::new()
-                .unicode(false)
-                .utf8(false),
-        )
+        .syntax(ascii_syntax())
         .configure(
             meta::Config::new()
                 .nfa_size_limit(Some(PATTERN_SIZE_LIMIT))
@@ -194,11 +198,7 @@ fn build_dfa(src: &str) -> Option<dense::DFA<Vec<u32>>> {
         return None;
     }
     dense::Builder::new()
-        .syntax(
-            regex_automata::util::syntax::Config::new()
-                .unicode(false)
-                .utf8(false),
-        )
+        .syntax(ascii_syntax())
         .thompson(
             regex_automata::nfa::thompson::Config::new().nfa_size_limit(Some(PATTERN_SIZE_LIMIT)),
         )
@@ -2029,29 +2029,18 @@ mod tests {
 
     /// Every line of the fixtures' text files, trimmed as the parser trims it, once each.
     fn fixture_lines() -> Vec<String> {
-        fn walk(dir: &std::path::Path, out: &mut std::collections::BTreeSet<String>) {
-            let Ok(rd) = std::fs::read_dir(dir) else {
-                return;
-            };
-            for e in rd.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    walk(&p, out);
-                } else if let Ok(t) = std::fs::read_to_string(&p) {
-                    for l in t.lines() {
-                        let l = l.trim_start_matches([' ', '\t']).trim_end();
-                        if !l.is_empty() {
-                            out.insert(l.to_string());
-                        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut out = std::collections::BTreeSet::new();
+        for p in crate::fuzzing::smoke::files_under(&root) {
+            if let Ok(t) = std::fs::read_to_string(&p) {
+                for l in t.lines() {
+                    let l = l.trim_start_matches([' ', '\t']).trim_end();
+                    if !l.is_empty() {
+                        out.insert(l.to_string());
                     }
                 }
             }
         }
-        let mut out = std::collections::BTreeSet::new();
-        walk(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
-            &mut out,
-        );
         out.into_iter().collect()
     }
 

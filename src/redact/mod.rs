@@ -728,14 +728,8 @@ mod prefilter_tests {
 
     /// Every file under `dir`, as text.
     fn texts_under(dir: &Path, out: &mut Vec<String>) {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                texts_under(&p, out);
-            } else if let Ok(b) = std::fs::read(&p) {
+        for p in crate::fuzzing::smoke::files_under(dir) {
+            if let Ok(b) = std::fs::read(&p) {
                 out.push(String::from_utf8_lossy(&b).into_owned());
             }
         }
