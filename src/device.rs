@@ -332,13 +332,44 @@ fn build_device_timed(
     }
     dev.parse.extend(failed);
     dev.parse.sort_by(|a, b| a.file.cmp(&b.file));
-    dev.interfaces.sort_by(|a, b| natural_cmp(&a.name, &b.name));
+    sort_in_place(&mut dev.interfaces, |a, b| natural_cmp(&a.name, &b.name));
     // Built: the readers' name index goes, and so does the list's growth slack (up to half
     // of a device's ports' memory, kept for the whole audit otherwise).
     dev.iface_index.clear();
     dev.interfaces.shrink_to_fit();
     dev.parse.shrink_to_fit();
     (dev, unknown)
+}
+
+/// A stable sort of `v` that moves its elements in place. `sort_by` borrows scratch space of
+/// up to the whole slice: for a device's ports (over a kilobyte each) that was the peak of a
+/// build (issue 19: 3.3 MB of 8.8 MB for 64 KiB of `interface` lines). This sorts the indices
+/// (4 bytes each) stably and then applies the order by swapping along its cycles.
+fn sort_in_place<T>(v: &mut [T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) {
+    if v.len() < 2 || v.len() >= u32::MAX as usize {
+        v.sort_by(cmp);
+        return;
+    }
+    let mut order: Vec<u32> = (0..v.len() as u32).collect();
+    order.sort_by(|&a, &b| cmp(&v[a as usize], &v[b as usize]));
+    // order[i]: the index of the element that goes to position i. Follow each cycle once,
+    // marking positions done.
+    const DONE: u32 = u32::MAX;
+    for i in 0..order.len() {
+        if order[i] == DONE {
+            continue;
+        }
+        let mut j = i;
+        loop {
+            let k = order[j] as usize;
+            order[j] = DONE;
+            if k == i {
+                break;
+            }
+            v.swap(j, k);
+            j = k;
+        }
+    }
 }
 
 /// Role from the name when nothing says: hosts are hosts; "spine"/"leaf" in a switch name.
@@ -358,5 +389,31 @@ pub fn default_role(platform: &str, name: &str) -> String {
         "leaf".into()
     } else {
         "unknown".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_in_place;
+
+    #[test]
+    fn sort_in_place_is_the_stable_sort() {
+        // Keys with ties (stability shows) in orders that make long and short cycles.
+        let mut seed = 7u64;
+        for n in [0usize, 1, 2, 3, 10, 97, 1000] {
+            let v: Vec<(u8, usize)> = (0..n)
+                .map(|i| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ((seed >> 59) as u8, i)
+                })
+                .collect();
+            let mut want = v.clone();
+            want.sort_by_key(|a| a.0);
+            let mut got = v;
+            sort_in_place(&mut got, |a, b| a.0.cmp(&b.0));
+            assert_eq!(got, want, "n = {n}");
+        }
     }
 }

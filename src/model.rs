@@ -33,6 +33,21 @@ impl Src {
             line,
         }
     }
+
+    /// The source "this port's own definition line" ([`Interface::defined_at`]), which every
+    /// port's queue and priority-group defaults cite on most platforms. Written as one value
+    /// it lets equal defaults of different ports be one shared copy ([`sharing`]); serialized
+    /// with sources it is the port's `defined_at`, as if that line were stored in it.
+    pub fn port_line() -> Src {
+        Src {
+            file: file_name::FileName::PORT_LINE,
+            line: 0,
+        }
+    }
+
+    pub fn is_port_line(&self) -> bool {
+        self.file == file_name::FileName::PORT_LINE
+    }
 }
 
 /// A known value with its provenance.
@@ -81,6 +96,8 @@ pub fn val<T>(f: &Field<T>) -> Option<&T> {
 
 thread_local! {
     static WITH_SOURCES: Cell<bool> = const { Cell::new(false) };
+    /// The `defined_at` of the port being serialized, for [`Src::port_line`] values.
+    static PORT_LINE: Cell<Option<(file_name::FileName, u32)>> = const { Cell::new(None) };
     static WITH_MAPS: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -98,6 +115,14 @@ pub fn with_maps<R>(f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// `skip_serializing_if` of [`Interface::defined_at`], which serde calls before it writes the
+/// port's later fields: the port's queues and groups that cite [`Src::port_line`] are written
+/// citing this. Skips the field when it is `None`, as `Option::is_none` did.
+fn port_line_noted(defined_at: &Option<Src>) -> bool {
+    PORT_LINE.with(|p| p.set(defined_at.as_ref().map(|s| (s.file, s.line))));
+    defined_at.is_none()
+}
+
 /// Run `f` with `Sourced` values serializing as `{value, file, line, default}`.
 pub fn with_sources<R>(f: impl FnOnce() -> R) -> R {
     let prev = WITH_SOURCES.with(|c| c.replace(true));
@@ -112,9 +137,14 @@ impl<T: Serialize> Serialize for Sourced<T> {
             use serde::ser::SerializeMap;
             let mut m = s.serialize_map(Some(4))?;
             m.serialize_entry("value", &self.value)?;
-            if let Some(src) = &self.src {
-                m.serialize_entry("file", &src.file)?;
-                m.serialize_entry("line", &src.line)?;
+            let src = match &self.src {
+                Some(src) if src.is_port_line() => PORT_LINE.with(|p| p.get()),
+                Some(src) => Some((src.file, src.line)),
+                None => None,
+            };
+            if let Some((file, line)) = src {
+                m.serialize_entry("file", &file)?;
+                m.serialize_entry("line", &line)?;
             }
             m.serialize_entry("default", &self.default)?;
             m.end()
@@ -263,8 +293,9 @@ pub struct Interface {
     pub alias: Field<String>,
     /// ethernet | port-channel | vlan | loopback | mgmt | tunnel | other
     pub kind: String,
-    /// Where the interface is defined (header line).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Where the interface is defined (header line). Set it with
+    /// [`Interface::set_defined_at`]: its queues and groups may cite it ([`Src::port_line`]).
+    #[serde(skip_serializing_if = "port_line_noted")]
     pub defined_at: Option<Src>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admin_up: Field<bool>,
@@ -1068,6 +1099,15 @@ impl Interface {
             ..Default::default()
         }
     }
+
+    /// Set where the port is defined. Facts that cite the old line as [`Src::port_line`]
+    /// get the old line written back first, so they keep citing it.
+    pub fn set_defined_at(&mut self, src: Src) {
+        if self.defined_at.as_ref().is_some_and(|old| *old != src) {
+            sharing::uncite_port_line(self);
+        }
+        self.defined_at = Some(src);
+    }
 }
 
 impl eight::Numbered for Queue {
@@ -1125,8 +1165,14 @@ impl Device {
         if let Some(last) = self.interfaces.last_mut() {
             self.sharing.port(last);
         }
+        // Grow by an eighth, not by doubling: a port is over a kilobyte, and doubling leaves
+        // up to half the list unused at the peak of a build (issue 19).
+        let len = self.interfaces.len();
+        if len == self.interfaces.capacity() {
+            self.interfaces.reserve_exact((len / 8).max(8));
+        }
         self.interfaces.push(Interface::new(name, kind));
-        Some(self.interfaces.len() - 1)
+        Some(len)
     }
 
     /// Get or create an interface by canonical name. Past [`MAX_INTERFACES`] a new name gets

@@ -15,7 +15,7 @@ fn s<T>(v: T) -> Field<T> {
 /// An interface with every optional field set.
 pub fn full_interface() -> Interface {
     let mut i = Interface::new("Ethernet1/1", "ethernet");
-    i.defined_at = Some(Src::new(&Arc::from("schema"), 1));
+    i.set_defined_at(Src::new(&Arc::from("schema"), 1));
     i.admin_up = s(true);
     i.oper_up = s(true);
     i.speed_gbps = s(100.0);

@@ -35,6 +35,9 @@ thread_local! {
 }
 
 impl FileName {
+    /// Not a file: the mark of [`super::Src::port_line`] (no interned name has this id).
+    pub const PORT_LINE: FileName = FileName(NonZeroU32::MAX);
+
     /// The interned name `name`.
     pub fn of(name: &Arc<str>) -> FileName {
         LAST.with(|last| {
@@ -66,10 +69,10 @@ impl FileName {
         }
         let stored: &'static str = Box::leak(name.to_string().into_boxed_str());
         t.names.push(stored);
-        // Ids start at 1 (so an absent source costs no space); more than u32::MAX - 1 distinct
-        // names cannot be held in memory anyway.
-        let id = NonZeroU32::new(u32::try_from(t.names.len()).unwrap_or(u32::MAX))
-            .unwrap_or(NonZeroU32::MIN);
+        // Ids start at 1 (so an absent source costs no space) and stop below u32::MAX
+        // (`PORT_LINE`); more distinct names than that cannot be held in memory anyway.
+        let n = u32::try_from(t.names.len()).map_or(u32::MAX - 1, |n| n.min(u32::MAX - 1));
+        let id = NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN);
         t.ids.insert(stored, id);
         FileName(id)
     }

@@ -12,9 +12,16 @@
 //! value: a later write to a shared copy copies it first ([`std::sync::Arc::make_mut`]).
 //! Unless the model is asked for ([`super::maps::keep_policies`]), a port's entry-by-entry
 //! maps are dropped there instead: nothing else reads them.
+//!
+//! Most platforms write a port's queue and group defaults citing the port's own line, so no
+//! two ports' copies were equal and each port kept its own (about 3 KB; issue 19: OS10's
+//! queues and groups were 7.5 MB of 13 MB for 64 KiB of `interface` lines). Before folding,
+//! [`cite_port_line`] writes a source equal to the port's `defined_at` as
+//! [`Src::port_line`], which serializes as that line ([`super::Interface::defined_at`]), so the
+//! copies are equal and every output is as before.
 
 use super::maps::QosMaps;
-use super::{Interface, PriorityGroup, Queue};
+use super::{Interface, PriorityGroup, Queue, Src};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -51,9 +58,112 @@ impl Sharing {
                 }
             }
         }
+        cite_port_line(port);
         port.queues.fold_into(&mut self.queues, MAX_DISTINCT);
         port.pgs.fold_into(&mut self.pgs, MAX_DISTINCT);
     }
+}
+
+/// The sources of every fact of a queue or a group, as `Option<&(mut) Option<Src>>` (`None`
+/// for an unknown fact): one list for both directions, so what [`cite_port_line`] marks
+/// [`uncite_port_line`] finds.
+macro_rules! fact_srcs {
+    (queue $q:expr, $how:ident) => {
+        [
+            $q.scheduler.$how().map(|f| &f.src),
+            $q.weight_pct.$how().map(|f| &f.src),
+            $q.ecn.enabled.$how().map(|f| &f.src),
+            $q.ecn.min_bytes.$how().map(|f| &f.src),
+            $q.ecn.max_bytes.$how().map(|f| &f.src),
+            $q.ecn.max_probability_pct.$how().map(|f| &f.src),
+            $q.ecn.min_pct.$how().map(|f| &f.src),
+            $q.ecn.max_pct.$how().map(|f| &f.src),
+            $q.wred_drop.$how().map(|f| &f.src),
+        ]
+    };
+    (group $g:expr, $how:ident) => {
+        [
+            $g.headroom_bytes.$how().map(|f| &f.src),
+            $g.xoff_bytes.$how().map(|f| &f.src),
+            $g.xon_bytes.$how().map(|f| &f.src),
+            $g.size_bytes.$how().map(|f| &f.src),
+            $g.pool.$how().map(|f| &f.src),
+            $g.lossless.$how().map(|f| &f.src),
+        ]
+    };
+    (queue mut $q:expr) => {
+        [
+            $q.scheduler.as_mut().map(|f| &mut f.src),
+            $q.weight_pct.as_mut().map(|f| &mut f.src),
+            $q.ecn.enabled.as_mut().map(|f| &mut f.src),
+            $q.ecn.min_bytes.as_mut().map(|f| &mut f.src),
+            $q.ecn.max_bytes.as_mut().map(|f| &mut f.src),
+            $q.ecn.max_probability_pct.as_mut().map(|f| &mut f.src),
+            $q.ecn.min_pct.as_mut().map(|f| &mut f.src),
+            $q.ecn.max_pct.as_mut().map(|f| &mut f.src),
+            $q.wred_drop.as_mut().map(|f| &mut f.src),
+        ]
+    };
+    (group mut $g:expr) => {
+        [
+            $g.headroom_bytes.as_mut().map(|f| &mut f.src),
+            $g.xoff_bytes.as_mut().map(|f| &mut f.src),
+            $g.xon_bytes.as_mut().map(|f| &mut f.src),
+            $g.size_bytes.as_mut().map(|f| &mut f.src),
+            $g.pool.as_mut().map(|f| &mut f.src),
+            $g.lossless.as_mut().map(|f| &mut f.src),
+        ]
+    };
+}
+
+/// Rewrite, in `port`'s queues and groups, each source `from` matches as `to(source)`; the
+/// entries are copied (when shared) only if one matches.
+fn rewrite(port: &mut Interface, from: &dyn Fn(&Src) -> bool, to: &dyn Fn(&Src) -> Src) {
+    let hit = |s: Option<&Option<Src>>| s.and_then(Option::as_ref).is_some_and(from);
+    if port.queues.is_stored()
+        && port
+            .queues
+            .iter()
+            .any(|q| fact_srcs!(queue q, as_ref).into_iter().any(hit))
+    {
+        for q in port.queues.iter_mut() {
+            for s in fact_srcs!(queue mut q).into_iter().flatten() {
+                if let Some(src) = s.as_ref().filter(|s| from(s)) {
+                    *s = Some(to(src));
+                }
+            }
+        }
+    }
+    if port.pgs.is_stored()
+        && port
+            .pgs
+            .iter()
+            .any(|g| fact_srcs!(group g, as_ref).into_iter().any(hit))
+    {
+        for g in port.pgs.iter_mut() {
+            for s in fact_srcs!(group mut g).into_iter().flatten() {
+                if let Some(src) = s.as_ref().filter(|s| from(s)) {
+                    *s = Some(to(src));
+                }
+            }
+        }
+    }
+}
+
+/// Let `port`'s queue and group facts that cite its `defined_at` cite [`Src::port_line`].
+pub fn cite_port_line(port: &mut Interface) {
+    let Some(at) = port.defined_at.clone() else {
+        return;
+    };
+    rewrite(port, &|s| *s == at, &|_| Src::port_line());
+}
+
+/// Undo [`cite_port_line`]: its facts cite the port's `defined_at` again.
+pub fn uncite_port_line(port: &mut Interface) {
+    let Some(at) = port.defined_at.clone() else {
+        return;
+    };
+    rewrite(port, &|s| s.is_port_line(), &|_| at.clone());
 }
 
 #[cfg(test)]
@@ -70,6 +180,53 @@ mod tests {
                 default: true,
             });
         }
+    }
+
+    /// Two ports whose queue defaults cite each its own line share one copy, and each still
+    /// cites its own line when serialized with sources, also after `defined_at` moves.
+    #[test]
+    fn defaults_citing_the_port_line_are_shared_and_still_cite_it() {
+        use crate::model::{Src, default_of, with_sources};
+        let file: Arc<str> = Arc::from("configs/leaf1.cfg");
+        let mut s = Sharing::default();
+        let mut ports: Vec<Interface> = [10u32, 20, 30]
+            .iter()
+            .map(|&line| {
+                let mut p = Interface::new(&format!("Ethernet1/{line}"), "ethernet");
+                p.set_defined_at(Src::new(&file, line));
+                let at = p.defined_at.clone();
+                for q in p.queues.iter_mut() {
+                    q.ecn.enabled = default_of(false, at.as_ref());
+                }
+                p.pgs[3].lossless = default_of(true, at.as_ref());
+                p
+            })
+            .collect();
+        for p in &mut ports {
+            s.port(p);
+        }
+        assert_eq!(ports[0].queues.stored_ptr(), ports[2].queues.stored_ptr());
+        assert_eq!(ports[0].pgs.stored_ptr(), ports[1].pgs.stored_ptr());
+        let cited = |p: &Interface| {
+            let v = with_sources(|| serde_json::to_value(p)).unwrap_or_default();
+            (
+                v["queues"][5]["ecn"]["enabled"]["line"].clone(),
+                v["pgs"][3]["lossless"]["line"].clone(),
+                v["queues"][5]["ecn"]["enabled"]["file"].clone(),
+            )
+        };
+        for (p, line) in ports.iter().zip([10, 20, 30]) {
+            assert_eq!(
+                cited(p),
+                (line.into(), line.into(), "configs/leaf1.cfg".into()),
+                "{}",
+                p.name
+            );
+        }
+        // A second stanza of the port moves `defined_at`: the facts keep the first line.
+        ports[1].set_defined_at(Src::new(&file, 99));
+        assert_eq!(cited(&ports[1]).0, 20);
+        assert_eq!(cited(&ports[0]).0, 10);
     }
 
     #[test]

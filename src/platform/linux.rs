@@ -258,7 +258,7 @@ fn netdevs_json(dev: &mut Device, o: &Output) {
             .unwrap_or_default();
         let i = dev.iface(name, kind);
         i.kind = kind.to_string();
-        i.defined_at = Some(o.src(name_line));
+        i.set_defined_at(o.src(name_line));
         if let Some(f) = flags_node {
             i.admin_up = known(flags.contains(&"UP"), &o.src(f.line));
         }
@@ -343,7 +343,7 @@ fn netdevs_text(dev: &mut Device, o: &Output) {
         let kind = text_kind(name, lower, &flags, link_type);
         let i = dev.iface(name, kind);
         i.kind = kind.to_string();
-        i.defined_at = Some(src.clone());
+        i.set_defined_at(src.clone());
         i.admin_up = known(flags.contains(&"UP"), &src);
         if let Some(up) = oper_from(p.get(r, "state"), &flags) {
             i.oper_up = known(up, &src);

@@ -89,6 +89,9 @@ pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
             i.maps = Default::default();
         }
     }
+    for i in &mut dev.interfaces {
+        crate::model::sharing::cite_port_line(i);
+    }
     crate::model::eight::share(&mut dev.interfaces, |i| &mut i.queues);
     crate::model::eight::share(&mut dev.interfaces, |i| &mut i.pgs);
     dev.sharing = Default::default();

@@ -115,7 +115,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Cfg) -> PortProfiles {
         let par = parent.get(f.name.as_str()).copied();
         let i = dev.iface(&f.name, kind);
         i.kind = kind.to_string();
-        i.defined_at = Some(f.src.clone());
+        i.set_defined_at(f.src.clone());
         i.admin_up = match &f.admin_up {
             Some(a) => known(a.v, &a.src),
             // NVUE and NCLU bring the interfaces they configure up [R].

@@ -401,7 +401,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
         let is_switched = val(&switched).copied().unwrap_or(false);
 
         let i = dev.iface(&f.name, f.kind);
-        i.defined_at = Some(f.src.clone());
+        i.set_defined_at(f.src.clone());
         i.admin_up = match (&f.shutdown, &cfg.default_eth_shutdown) {
             (Some(s), _) => known(!s.v, &s.src),
             (None, Some(d)) if f.kind == "ethernet" => default_of(!d.v, Some(&d.src)),

@@ -481,7 +481,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
             }
             continue;
         }
-        i.defined_at = Some(src.clone());
+        i.set_defined_at(src.clone());
         i.admin_up = match &c.disable {
             Some(s) => known(false, s),
             // enabled unless `disable;` [V Junos interface default]

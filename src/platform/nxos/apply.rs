@@ -659,7 +659,7 @@ pub fn apply(dev: &mut Device, cfg: &Config, notes: &mut BuildNotes) {
         });
         let src = ifc.at.src.clone();
         let i = dev.iface(&ifc.name, kind);
-        i.defined_at = Some(src.clone());
+        i.set_defined_at(src.clone());
         apply_basics(cfg, ifc, lag, i, kind);
         if !matches!(kind, "ethernet" | "port-channel") {
             continue;

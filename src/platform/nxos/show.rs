@@ -60,7 +60,7 @@ fn show_interface(dev: &mut Device, o: &Output) {
             };
             let i = &mut dev.interfaces[idx];
             if i.defined_at.is_none() {
-                i.defined_at = Some(src.clone());
+                i.set_defined_at(src.clone());
             }
             i.oper_up = known(state == "up", &src);
             if admin_down {

@@ -154,7 +154,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
         stmts.overlay(&f.qos);
 
         let i = dev.iface(&f.name, f.kind);
-        i.defined_at = Some(f.src.clone());
+        i.set_defined_at(f.src.clone());
         i.admin_up = match &f.shutdown {
             Some(s) => known(!s.v, &s.src),
             // MLAG port-channels are created down (configs carry an explicit `no shutdown`) [I];

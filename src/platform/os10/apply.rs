@@ -457,7 +457,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             .as_deref()
             .and_then(|n| cfg.interfaces.iter().find(|x| x.name == n));
         let i = dev.iface(&f.name, f.kind);
-        i.defined_at = Some(f.src.clone());
+        i.set_defined_at(f.src.clone());
         apply_basics(cfg, f, lag, i);
         if let Some(p) = lag_name {
             i.lag_parent = Some(p);

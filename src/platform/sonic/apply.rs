@@ -190,7 +190,7 @@ fn ports(dev: &mut Device, db: &Db) -> BTreeMap<String, Src> {
         let kind = if internal { "other" } else { kind_of(&name) };
         let i = dev.iface(&name, kind);
         i.kind = kind.to_string();
-        i.defined_at = Some(e.src.clone());
+        i.set_defined_at(e.src.clone());
         admin_mtu(i, e);
         // the front-panel name (`etp1`, `fortyGigE0/0`) LLDP advertises as the port id
         if let Some(v) = e.get("alias").filter(|v| !v.v.trim().is_empty()) {
@@ -229,7 +229,7 @@ fn lags(dev: &mut Device, db: &Db) {
     for (key, e) in db.table("PORTCHANNEL") {
         let name = canonical_ifname(key);
         let i = dev.iface(&name, "port-channel");
-        i.defined_at = Some(e.src.clone());
+        i.set_defined_at(e.src.clone());
         admin_mtu(i, e);
     }
     for (key, _) in db.table("PORTCHANNEL_MEMBER") {
