@@ -12,6 +12,7 @@ pub mod eight;
 pub mod file_name;
 pub mod maps;
 pub mod name_index;
+pub mod part;
 pub mod probe;
 pub mod sharing;
 
@@ -344,8 +345,8 @@ pub struct Interface {
     /// DSCP values that a policy on this interface rewrites to another value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dscp_rewrites: Field<Vec<u8>>,
-    pub pfc: Pfc,
-    pub link_pause: LinkPause,
+    pub pfc: part::Part<Pfc>,
+    pub link_pause: part::Part<LinkPause>,
     /// Egress queues 0..7 (always 8 entries; unknown fields left out; stored once written).
     pub queues: eight::Eight<Queue>,
     /// Priority groups 0..7 (always 8 entries; stored once written).
@@ -353,12 +354,12 @@ pub struct Interface {
     /// Configured cable length in metres (what the buffer calculation uses).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cable_m: Field<f64>,
-    pub watchdog: Watchdog,
+    pub watchdog: part::Part<Watchdog>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lldp_neighbor: Option<LldpNeighbor>,
+    pub lldp_neighbor: Option<Box<LldpNeighbor>>,
     /// Switch port counters as last read (cumulative): what probes subtract before and after.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub counters: Option<PortCounters>,
+    pub counters: Option<Box<PortCounters>>,
     /// RDMA/RoCE facts for host netdevs backed by an RDMA device.
     /// Boxed, as `nic`: most ports have neither, and inline they were over half of every port.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -387,7 +388,7 @@ pub struct Interface {
     pub planned_peer: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Pfc {
     /// on | auto | off
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -401,7 +402,7 @@ pub struct Pfc {
     pub tx: Field<bool>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LinkPause {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rx: Field<bool>,
@@ -464,7 +465,7 @@ pub struct PriorityGroup {
     pub lossless: Field<bool>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Watchdog {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enabled: Field<bool>,
@@ -1091,6 +1092,16 @@ pub struct FileParse {
     pub error: Option<String>,
 }
 
+/// Push `item`, growing `v` by an eighth rather than doubling it: for lists of large
+/// records per port (ports, a reader's interface blocks) doubling leaves up to half the list
+/// unused at the peak of a build (issue 19).
+pub fn push_slim<T>(v: &mut Vec<T>, item: T) {
+    if v.len() == v.capacity() {
+        v.reserve_exact((v.len() / 8).max(8));
+    }
+    v.push(item);
+}
+
 impl Interface {
     pub fn new(name: &str, kind: &str) -> Self {
         Interface {
@@ -1165,13 +1176,8 @@ impl Device {
         if let Some(last) = self.interfaces.last_mut() {
             self.sharing.port(last);
         }
-        // Grow by an eighth, not by doubling: a port is over a kilobyte, and doubling leaves
-        // up to half the list unused at the peak of a build (issue 19).
         let len = self.interfaces.len();
-        if len == self.interfaces.capacity() {
-            self.interfaces.reserve_exact((len / 8).max(8));
-        }
-        self.interfaces.push(Interface::new(name, kind));
+        push_slim(&mut self.interfaces, Interface::new(name, kind));
         Some(len)
     }
 

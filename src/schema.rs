@@ -36,11 +36,13 @@ pub fn full_interface() -> Interface {
         priorities: s(vec![3]),
         rx: s(true),
         tx: s(true),
-    };
+    }
+    .into();
     i.link_pause = LinkPause {
         rx: s(false),
         tx: s(false),
-    };
+    }
+    .into();
     for q in i.queues.iter_mut() {
         q.scheduler = s("dwrr".into());
         q.weight_pct = s(50.0);
@@ -69,14 +71,15 @@ pub fn full_interface() -> Interface {
         restore_ms: s(1.0),
         poll_ms: s(1.0),
         action: s("drop".into()),
-    };
-    i.lldp_neighbor = Some(LldpNeighbor {
+    }
+    .into();
+    i.lldp_neighbor = Some(Box::new(LldpNeighbor {
         device: "x".into(),
         port: "x".into(),
         port_id: Some("x".into()),
         port_descr: Some("x".into()),
         src: None,
-    });
+    }));
     i.mac = s("00:00:00:00:00:01".into());
     i.alias = s("x".into());
     i.lldp_matched_by = Some("name".into());

@@ -21,7 +21,7 @@
 //! copies are equal and every output is as before.
 
 use super::maps::QosMaps;
-use super::{Interface, PriorityGroup, Queue, Src};
+use super::{Interface, LinkPause, Pfc, PriorityGroup, Queue, Src, Watchdog};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -31,6 +31,9 @@ pub struct Sharing {
     maps: HashSet<Arc<QosMaps>>,
     queues: Vec<Arc<[Queue; 8]>>,
     pgs: Vec<Arc<[PriorityGroup; 8]>>,
+    pfc: Vec<Arc<Pfc>>,
+    link_pause: Vec<Arc<LinkPause>>,
+    watchdog: Vec<Arc<Watchdog>>,
 }
 
 /// A device has few distinct queue or group settings (one per policy); past this many the
@@ -61,96 +64,92 @@ impl Sharing {
         cite_port_line(port);
         port.queues.fold_into(&mut self.queues, MAX_DISTINCT);
         port.pgs.fold_into(&mut self.pgs, MAX_DISTINCT);
+        port.pfc.fold_into(&mut self.pfc, MAX_DISTINCT);
+        port.link_pause
+            .fold_into(&mut self.link_pause, MAX_DISTINCT);
+        port.watchdog.fold_into(&mut self.watchdog, MAX_DISTINCT);
     }
 }
 
-/// The sources of every fact of a queue or a group, as `Option<&(mut) Option<Src>>` (`None`
-/// for an unknown fact): one list for both directions, so what [`cite_port_line`] marks
-/// [`uncite_port_line`] finds.
-macro_rules! fact_srcs {
-    (queue $q:expr, $how:ident) => {
-        [
-            $q.scheduler.$how().map(|f| &f.src),
-            $q.weight_pct.$how().map(|f| &f.src),
-            $q.ecn.enabled.$how().map(|f| &f.src),
-            $q.ecn.min_bytes.$how().map(|f| &f.src),
-            $q.ecn.max_bytes.$how().map(|f| &f.src),
-            $q.ecn.max_probability_pct.$how().map(|f| &f.src),
-            $q.ecn.min_pct.$how().map(|f| &f.src),
-            $q.ecn.max_pct.$how().map(|f| &f.src),
-            $q.wred_drop.$how().map(|f| &f.src),
-        ]
+/// The sources of the facts `$f` (each a `Field`), as `Option<&(mut) Option<Src>>` (`None`
+/// for an unknown fact).
+macro_rules! srcs {
+    (ref $($f:expr),*) => { [$($f.as_ref().map(|f| &f.src)),*] };
+    (mut $($f:expr),*) => { [$($f.as_mut().map(|f| &mut f.src)),*] };
+}
+
+/// The sources of every fact of each part of a port that [`cite_port_line`] rewrites: one
+/// list per part for both directions, so what it marks [`uncite_port_line`] finds.
+macro_rules! queue_srcs {
+    ($how:tt $q:expr) => {
+        srcs!($how $q.scheduler, $q.weight_pct, $q.ecn.enabled, $q.ecn.min_bytes,
+            $q.ecn.max_bytes, $q.ecn.max_probability_pct, $q.ecn.min_pct, $q.ecn.max_pct,
+            $q.wred_drop)
     };
-    (group $g:expr, $how:ident) => {
-        [
-            $g.headroom_bytes.$how().map(|f| &f.src),
-            $g.xoff_bytes.$how().map(|f| &f.src),
-            $g.xon_bytes.$how().map(|f| &f.src),
-            $g.size_bytes.$how().map(|f| &f.src),
-            $g.pool.$how().map(|f| &f.src),
-            $g.lossless.$how().map(|f| &f.src),
-        ]
+}
+macro_rules! group_srcs {
+    ($how:tt $g:expr) => {
+        srcs!($how $g.headroom_bytes, $g.xoff_bytes, $g.xon_bytes, $g.size_bytes, $g.pool,
+            $g.lossless)
     };
-    (queue mut $q:expr) => {
-        [
-            $q.scheduler.as_mut().map(|f| &mut f.src),
-            $q.weight_pct.as_mut().map(|f| &mut f.src),
-            $q.ecn.enabled.as_mut().map(|f| &mut f.src),
-            $q.ecn.min_bytes.as_mut().map(|f| &mut f.src),
-            $q.ecn.max_bytes.as_mut().map(|f| &mut f.src),
-            $q.ecn.max_probability_pct.as_mut().map(|f| &mut f.src),
-            $q.ecn.min_pct.as_mut().map(|f| &mut f.src),
-            $q.ecn.max_pct.as_mut().map(|f| &mut f.src),
-            $q.wred_drop.as_mut().map(|f| &mut f.src),
-        ]
-    };
-    (group mut $g:expr) => {
-        [
-            $g.headroom_bytes.as_mut().map(|f| &mut f.src),
-            $g.xoff_bytes.as_mut().map(|f| &mut f.src),
-            $g.xon_bytes.as_mut().map(|f| &mut f.src),
-            $g.size_bytes.as_mut().map(|f| &mut f.src),
-            $g.pool.as_mut().map(|f| &mut f.src),
-            $g.lossless.as_mut().map(|f| &mut f.src),
-        ]
+}
+macro_rules! pfc_srcs {
+    ($how:tt $p:expr) => { srcs!($how $p.mode, $p.priorities, $p.rx, $p.tx) };
+}
+macro_rules! pause_srcs {
+    ($how:tt $p:expr) => { srcs!($how $p.rx, $p.tx) };
+}
+macro_rules! watchdog_srcs {
+    ($how:tt $w:expr) => {
+        srcs!($how $w.enabled, $w.detect_ms, $w.restore_ms, $w.poll_ms, $w.action)
     };
 }
 
-/// Rewrite, in `port`'s queues and groups, each source `from` matches as `to(source)`; the
-/// entries are copied (when shared) only if one matches.
+/// Rewrite, in `port`'s queues, groups, PFC, link pause and watchdog, each source `from`
+/// matches as `to(source)`; a part is copied (when shared) only if one of its sources matches.
 fn rewrite(port: &mut Interface, from: &dyn Fn(&Src) -> bool, to: &dyn Fn(&Src) -> Src) {
     let hit = |s: Option<&Option<Src>>| s.and_then(Option::as_ref).is_some_and(from);
+    let set = |s: &mut Option<Src>| {
+        if let Some(src) = s.as_ref().filter(|s| from(s)) {
+            *s = Some(to(src));
+        }
+    };
     if port.queues.is_stored()
         && port
             .queues
             .iter()
-            .any(|q| fact_srcs!(queue q, as_ref).into_iter().any(hit))
+            .any(|q| queue_srcs!(ref q).into_iter().any(hit))
     {
         for q in port.queues.iter_mut() {
-            for s in fact_srcs!(queue mut q).into_iter().flatten() {
-                if let Some(src) = s.as_ref().filter(|s| from(s)) {
-                    *s = Some(to(src));
-                }
-            }
+            queue_srcs!(mut q).into_iter().flatten().for_each(set);
         }
     }
     if port.pgs.is_stored()
         && port
             .pgs
             .iter()
-            .any(|g| fact_srcs!(group g, as_ref).into_iter().any(hit))
+            .any(|g| group_srcs!(ref g).into_iter().any(hit))
     {
         for g in port.pgs.iter_mut() {
-            for s in fact_srcs!(group mut g).into_iter().flatten() {
-                if let Some(src) = s.as_ref().filter(|s| from(s)) {
-                    *s = Some(to(src));
-                }
-            }
+            group_srcs!(mut g).into_iter().flatten().for_each(set);
         }
+    }
+    if port.pfc.is_stored() && pfc_srcs!(ref port.pfc).into_iter().any(hit) {
+        let p = &mut *port.pfc;
+        pfc_srcs!(mut p).into_iter().flatten().for_each(set);
+    }
+    if port.link_pause.is_stored() && pause_srcs!(ref port.link_pause).into_iter().any(hit) {
+        let p = &mut *port.link_pause;
+        pause_srcs!(mut p).into_iter().flatten().for_each(set);
+    }
+    if port.watchdog.is_stored() && watchdog_srcs!(ref port.watchdog).into_iter().any(hit) {
+        let w = &mut *port.watchdog;
+        watchdog_srcs!(mut w).into_iter().flatten().for_each(set);
     }
 }
 
-/// Let `port`'s queue and group facts that cite its `defined_at` cite [`Src::port_line`].
+/// Let `port`'s queue, group, PFC, link-pause and watchdog facts that cite its `defined_at`
+/// cite [`Src::port_line`].
 pub fn cite_port_line(port: &mut Interface) {
     let Some(at) = port.defined_at.clone() else {
         return;

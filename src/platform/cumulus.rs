@@ -140,7 +140,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
                 let name = canonical_ifname(&name);
                 let i = dev.iface(&name, kind_of(&name, None));
                 if i.lldp_neighbor.is_none() {
-                    i.lldp_neighbor = Some(nb);
+                    i.lldp_neighbor = Some(Box::new(nb));
                 }
             }
         }

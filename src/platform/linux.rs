@@ -923,7 +923,7 @@ fn set_neighbor(dev: &mut Device, ifname: &str, nb: LldpNeighbor) {
     let i = dev.iface(ifname, "ethernet");
     // several neighbors on one port: the first one listed is kept
     if i.lldp_neighbor.is_none() {
-        i.lldp_neighbor = Some(nb);
+        i.lldp_neighbor = Some(Box::new(nb));
     }
 }
 

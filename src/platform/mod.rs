@@ -94,6 +94,9 @@ pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
     }
     crate::model::eight::share(&mut dev.interfaces, |i| &mut i.queues);
     crate::model::eight::share(&mut dev.interfaces, |i| &mut i.pgs);
+    crate::model::part::share(&mut dev.interfaces, |i| &mut i.pfc);
+    crate::model::part::share(&mut dev.interfaces, |i| &mut i.link_pause);
+    crate::model::part::share(&mut dev.interfaces, |i| &mut i.watchdog);
     dev.sharing = Default::default();
     notes.conflicts = conflicts::find(platform, outs);
     notes

@@ -349,7 +349,7 @@ fn port_counters(
     let (d, _) = crate::device::build_device(parsers, &input);
     d.interfaces
         .into_iter()
-        .filter_map(|i| Some(((d.name.clone(), i.name), i.counters?)))
+        .filter_map(|i| Some(((d.name.clone(), i.name), *i.counters?)))
         .collect()
 }
 

@@ -20,11 +20,13 @@ fn lossless_on_priority_3(i: &mut Interface) {
         priorities: k(vec![3]),
         rx: k(true),
         tx: k(true),
-    };
+    }
+    .into();
     i.link_pause = LinkPause {
         rx: k(false),
         tx: k(false),
-    };
+    }
+    .into();
 }
 
 fn switch_port(name: &str) -> Interface {
@@ -74,7 +76,8 @@ fn switch_port(name: &str) -> Interface {
         restore_ms: k(400.0),
         poll_ms: k(100.0),
         action: k("drop".into()),
-    };
+    }
+    .into();
     i
 }
 
@@ -110,12 +113,12 @@ fn host_nic(name: &str) -> Interface {
         pfc_prevention_ms: k(100),
         prio_pause_counters: k(true),
     }));
-    i.lldp_neighbor = Some(LldpNeighbor {
+    i.lldp_neighbor = Some(Box::new(LldpNeighbor {
         device: "leaf1".into(),
         port: "Ethernet1/1".into(),
         src: Some(src()),
         ..Default::default()
-    });
+    }));
     i.lldp_in_fabric = Some(true);
     i.nic = Some(Box::new(Nic {
         counters: Some(NicCounters {

@@ -175,7 +175,7 @@ pub(super) fn roce_counters(dev: &mut Device, o: &Output) {
     if seen {
         c.drops = drops;
         let kind = super::kind_of(&name, None);
-        dev.iface(&name, kind).counters = Some(c);
+        dev.iface(&name, kind).counters = Some(Box::new(c));
     }
 }
 

@@ -288,22 +288,25 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                     ranges.push((cfg.interfaces.len(), rest));
                 }
                 let kind = kind_of(&name);
-                cfg.interfaces.push(IfCfg {
-                    name,
-                    kind,
-                    src: src.clone(),
-                    shutdown: None,
-                    switchport: None,
-                    ip_address: None,
-                    mtu: None,
-                    l2_mtu: None,
-                    speed: None,
-                    channel_group: None,
-                    fc_rx: None,
-                    fc_tx: None,
-                    service_profile: None,
-                    qos: QosStmts::default(),
-                });
+                crate::model::push_slim(
+                    &mut cfg.interfaces,
+                    IfCfg {
+                        name,
+                        kind,
+                        src: src.clone(),
+                        shutdown: None,
+                        switchport: None,
+                        ip_address: None,
+                        mtu: None,
+                        l2_mtu: None,
+                        speed: None,
+                        channel_group: None,
+                        fc_rx: None,
+                        fc_tx: None,
+                        service_profile: None,
+                        qos: QosStmts::default(),
+                    },
+                );
                 here = Ctx::Iface(cfg.interfaces.len() - 1);
             }
             "qos_profile" => {
@@ -629,7 +632,7 @@ pub(super) fn read_config(o: &Output) -> Cfg {
             let mut f = first.clone();
             f.kind = kind_of(&name);
             f.name = name;
-            cfg.interfaces.push(f);
+            crate::model::push_slim(&mut cfg.interfaces, f);
         }
     }
     cfg

@@ -142,12 +142,12 @@ fn set_neighbor(dev: &mut Device, local: &str, device: String, port: String, src
     let i = dev.iface(&name, kind_of(&name));
     // One neighbor per port in the model: the first one reported is kept.
     if i.lldp_neighbor.is_none() {
-        i.lldp_neighbor = Some(LldpNeighbor {
+        i.lldp_neighbor = Some(Box::new(LldpNeighbor {
             device,
             port,
             src: Some(src),
             ..Default::default()
-        });
+        }));
     }
 }
 

@@ -110,12 +110,12 @@ pub(super) fn lldp_neighbors(dev: &mut Device, o: &Output) {
         let i = dev.iface(&local, kind_of(&local));
         // One neighbor per port in the model: the first one reported is kept.
         if i.lldp_neighbor.is_none() {
-            i.lldp_neighbor = Some(LldpNeighbor {
+            i.lldp_neighbor = Some(Box::new(LldpNeighbor {
                 device: device.to_string(),
                 port: port.trim().to_string(),
                 src: Some(o.src(r.line)),
                 ..Default::default()
-            });
+            }));
         }
     }
 }

@@ -258,8 +258,10 @@ impl Config {
         {
             Some(p) => &mut self.interfaces[p],
             None => {
-                self.interfaces
-                    .push(IfConf::new(name.to_string(), at.clone()));
+                crate::model::push_slim(
+                    &mut self.interfaces,
+                    IfConf::new(name.to_string(), at.clone()),
+                );
                 let last = self.interfaces.len() - 1;
                 &mut self.interfaces[last]
             }

@@ -139,12 +139,12 @@ fn add_member(dev: &mut Device, po: &str, member: &str) {
 
 fn set_neighbor(dev: &mut Device, local: &str, device: &str, port: &str, src: Src) {
     let name = canonical_ifname(local);
-    iface(dev, &name).lldp_neighbor = Some(LldpNeighbor {
+    iface(dev, &name).lldp_neighbor = Some(Box::new(LldpNeighbor {
         device: device.to_string(),
         port: port.to_string(),
         src: Some(src),
         ..Default::default()
-    });
+    }));
 }
 
 /// One neighbor of `show lldp neighbors detail`, between two `Chassis id:` lines.

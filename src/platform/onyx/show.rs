@@ -711,12 +711,12 @@ impl Remote {
         };
         let i = iface(dev, &local);
         if i.lldp_neighbor.is_none() {
-            i.lldp_neighbor = Some(LldpNeighbor {
+            i.lldp_neighbor = Some(Box::new(LldpNeighbor {
                 device,
                 port,
                 src: Some(o.src(r.line)),
                 ..Default::default()
-            });
+            }));
         }
     }
 }

@@ -465,7 +465,7 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                     ) {
                         cfg.ftos = true;
                     }
-                    cfg.interfaces.push(IfCfg::new(name, &src));
+                    crate::model::push_slim(&mut cfg.interfaces, IfCfg::new(name, &src));
                     here = Ctx::Ifaces(vec![cfg.interfaces.len() - 1]);
                 }
             }
@@ -481,7 +481,10 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                             ) {
                                 Some(pos) => pos,
                                 None => {
-                                    cfg.interfaces.push(IfCfg::new(n, &src));
+                                    crate::model::push_slim(
+                                        &mut cfg.interfaces,
+                                        IfCfg::new(n, &src),
+                                    );
                                     cfg.interfaces.len() - 1
                                 }
                             };

@@ -74,12 +74,12 @@ pub(super) fn lldp_neighbors(dev: &mut Device, o: &Output) {
                 let i = dev.iface(&local, kind_of(&local));
                 // One neighbor per port in the model: the first one listed is kept.
                 if i.lldp_neighbor.is_none() {
-                    i.lldp_neighbor = Some(LldpNeighbor {
+                    i.lldp_neighbor = Some(Box::new(LldpNeighbor {
                         device,
                         port,
                         src: Some(o.src(r.line)),
                         ..Default::default()
-                    });
+                    }));
                 }
             }
             _ => {}

@@ -290,7 +290,7 @@ pub(super) fn lldp_table(dev: &mut Device, o: &Output) {
                 }
                 let i = dev.iface(&local, kind_of(&local));
                 if i.lldp_neighbor.is_none() {
-                    i.lldp_neighbor = Some(LldpNeighbor {
+                    i.lldp_neighbor = Some(Box::new(LldpNeighbor {
                         device,
                         port,
                         port_descr: get(&row, "RemotePortDescr")
@@ -298,7 +298,7 @@ pub(super) fn lldp_table(dev: &mut Device, o: &Output) {
                             .map(str::to_string),
                         src: Some(o.src(r.line)),
                         ..Default::default()
-                    });
+                    }));
                 }
             }
             _ => {}
