@@ -190,6 +190,7 @@ pub struct Device {
     pub hostname: Field<String>,
     /// True for switches (every platform but linux).
     pub is_switch: bool,
+    #[serde(serialize_with = "maps::serialize_ports")]
     pub interfaces: Vec<Interface>,
     pub qos: DeviceQos,
     /// How the platform was decided: "fabric.toml", "device.toml" or "detected: <evidence>".

@@ -419,29 +419,72 @@ pub fn complete(i: &mut Interface, notes: &Notes) {
     }
 }
 
-/// A copy of the fabric in which every host port backed by an RDMA device has its maps, for the
-/// model the user asks for (`audit --format model`); None when no host port lacks them. Built
-/// only then: a host's maps are its value vectors again (the host's "traffic class" is the
-/// 802.1p priority it sends), and keeping them on every host of a large fabric would cost
-/// memory that no rule reads.
-pub fn with_host_maps(f: &super::Fabric) -> Option<super::Fabric> {
-    let lacking = |d: &super::Device| {
-        !d.is_switch
-            && d.interfaces
-                .iter()
-                .any(|i| i.rdma.is_some() && i.maps.tc_to_dscp.is_empty())
+/// How `--format model` completes the maps of the ports of the device being written
+/// ([`with_fill`]), port by port on a copy of one port at a time (issue 19: a copy of a whole
+/// device of 16,384 ports with its maps complete was most of a model report's memory).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fill {
+    /// A switch's reasons: its Ethernet and port-channel ports are completed.
+    pub switch: Option<Notes<'static>>,
+    /// A host lacking its RDMA ports' maps: those ports are completed.
+    pub host_rdma: bool,
+}
+
+thread_local! {
+    static FILL: std::cell::Cell<Option<Fill>> = const { std::cell::Cell::new(None) };
+}
+
+/// Run `f` (which serializes one device) with its ports completed as `fill` says.
+pub fn with_fill<R>(fill: Fill, f: impl FnOnce() -> R) -> R {
+    let prev = FILL.with(|c| c.replace(Some(fill)));
+    let r = f();
+    FILL.with(|c| c.set(prev));
+    r
+}
+
+/// `serialize_with` of `Device::interfaces`: the ports as they are, or inside [`with_fill`]
+/// each port that it completes written from a completed copy of it.
+pub fn serialize_ports<S: serde::Serializer>(ports: &[Interface], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq;
+    let Some(fill) = FILL.with(|c| c.get()) else {
+        return s.collect_seq(ports);
     };
-    if !f.devices.iter().any(lacking) {
-        return None;
-    }
-    let mut copy = f.clone();
-    for d in copy.devices.iter_mut().filter(|d| lacking(d)) {
-        for i in d.interfaces.iter_mut().filter(|i| i.rdma.is_some()) {
-            complete(i, &Notes::default());
+    let mut seq = s.serialize_seq(Some(ports.len()))?;
+    for i in ports {
+        let as_switch = fill
+            .switch
+            .filter(|_| matches!(i.kind.as_str(), "ethernet" | "port-channel"));
+        let as_host = fill.host_rdma && i.rdma.is_some();
+        if as_switch.is_none() && !as_host {
+            seq.serialize_element(i)?;
+            continue;
         }
-        share(&mut d.interfaces);
+        let mut own = i.clone();
+        if let Some(n) = as_switch {
+            complete(&mut own, &n);
+        }
+        if as_host {
+            complete(&mut own, &Notes::default());
+        }
+        seq.serialize_element(&own)?;
     }
-    Some(copy)
+    seq.end()
+}
+
+/// Whether `d` is a host with a port backed by an RDMA device and no maps.
+fn host_lacks_maps(d: &super::Device) -> bool {
+    !d.is_switch
+        && d.interfaces
+            .iter()
+            .any(|i| i.rdma.is_some() && i.maps.tc_to_dscp.is_empty())
+}
+
+/// Whether the model the user asks for (`audit --format model`) completes the maps of `d`'s
+/// ports backed by an RDMA device: `d` is a host lacking them. A host's maps are its value
+/// vectors again (the host's "traffic class" is the 802.1p priority it sends); keeping them
+/// on every host of a large fabric would cost memory that no rule reads.
+pub fn fills_host_maps(d: &super::Device) -> bool {
+    host_lacks_maps(d)
 }
 
 /// The egress TC → DSCP map of a platform that did not fill it, from what its rewrites say: no

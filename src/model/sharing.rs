@@ -46,7 +46,7 @@ impl Sharing {
     pub fn port(&mut self, port: &mut Interface) {
         // Entry-by-entry maps are shown only by the model (`--format model`, which turns
         // `keep_policies` on); otherwise no one reads a port's maps once its reader moved on
-        // (`platform::fill_maps` fills them for that model from the value vectors).
+        // (`platform::maps::model_fill` completes them for that model from the value vectors).
         if !super::maps::keep_policies() {
             if !port.maps.is_default_copy() {
                 port.maps = Default::default();

@@ -4,7 +4,7 @@
 //! beside the platform's code: `nxos::MAP_NOTES`, `sonic::MAP_NOTES`, `junos::MAP_NOTES`).
 
 use crate::model::Device;
-use crate::model::maps::{Notes, complete, share};
+use crate::model::maps::{Fill, Notes};
 
 /// Why a platform's entries are what they are where no line states them (the platform
 /// registry's `map_notes`; a platform without an entry gives none).
@@ -12,20 +12,12 @@ fn notes(platform: &str) -> Notes<'static> {
     super::registry::get(platform).map_or_else(Notes::default, |e| e.map_notes)
 }
 
-/// Fill the maps of every port of a switch.
-pub fn fill(platform: &str, dev: &mut Device) {
-    if super::registry::is_host(platform) {
-        return;
+/// How `--format model` completes the maps of `dev`'s ports as it writes them.
+pub fn model_fill(dev: &Device) -> Fill {
+    Fill {
+        switch: (!super::registry::is_host(&dev.platform)).then(|| notes(&dev.platform)),
+        host_rdma: crate::model::maps::fills_host_maps(dev),
     }
-    let n = notes(platform);
-    for i in dev
-        .interfaces
-        .iter_mut()
-        .filter(|i| matches!(i.kind.as_str(), "ethernet" | "port-channel"))
-    {
-        complete(i, &n);
-    }
-    share(&mut dev.interfaces);
 }
 
 #[cfg(test)]

@@ -80,7 +80,7 @@ pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
     util::start_range_budget();
     let mut notes = build_platform(platform, dev, outs);
     // The rest of each port's maps is filled only for the model the user asks to see
-    // (`fill_maps`): rules read the value vectors.
+    // (`maps::model_fill`): rules read the value vectors.
     if crate::model::maps::keep_policies() {
         crate::model::maps::share(&mut dev.interfaces);
     } else {
@@ -100,15 +100,6 @@ pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
     dev.sharing = Default::default();
     notes.conflicts = conflicts::find(platform, outs);
     notes
-}
-
-/// Complete every port's entry-by-entry QoS maps from its value vectors, for the model the
-/// user asks to see (`audit --format model`); the maps the platform filled are kept.
-pub fn fill_maps(devices: &mut [Device]) {
-    for d in devices {
-        let platform = d.platform.clone();
-        maps::fill(&platform, d);
-    }
 }
 
 /// The platform's build; a platform with a parser file but no registry entry (one added by

@@ -11,6 +11,7 @@ pub mod input;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+mod model_out;
 pub mod probes;
 pub mod sarif;
 pub mod select;
@@ -107,15 +108,11 @@ pub fn render_review_view(r: &input::Review, format: Format, view: &terminal::Vi
 /// (or one hostile device of 16,384 ports: 1 GiB, issue 19) is not held in memory first.
 pub fn write_model(audit: &Audit, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     use std::io::Write as _;
-    // The entry-by-entry maps are filled for this output only, on a copy: switch ports from
-    // their value vectors, host RDMA ports from theirs.
-    let mut switches = audit.fabric.clone();
-    crate::platform::fill_maps(&mut switches.devices);
-    let hosts = crate::model::maps::with_host_maps(&switches);
-    let fabric = hosts.as_ref().unwrap_or(&switches);
     let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
     crate::model::with_maps(|| {
-        crate::model::with_sources(|| serde_json::to_writer_pretty(&mut w, fabric))
+        crate::model::with_sources(|| {
+            serde_json::to_writer_pretty(&mut w, &model_out::WithMaps(&audit.fabric))
+        })
     })?;
     w.write_all(b"\n")?;
     w.flush()

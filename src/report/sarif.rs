@@ -120,7 +120,7 @@ pub fn render(r: &Review) -> String {
         i += 1;
     }
 
-    let doc = json!({
+    let mut doc = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
@@ -128,12 +128,16 @@ pub fn render(r: &Review) -> String {
                 "name": "fabric-audit",
                 "version": env!("CARGO_PKG_VERSION"),
                 "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
+                "rules": null,
             }},
-            "results": results,
+            "results": null,
             "properties": { "headline": r.headline() },
         }],
     });
+    // Moved in, not interpolated: `json!` would copy them (issue 19: the copy of the results
+    // was the peak of a report of many findings).
+    doc["runs"][0]["tool"]["driver"]["rules"] = Value::Array(rules);
+    doc["runs"][0]["results"] = Value::Array(results);
     serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
 }
 
