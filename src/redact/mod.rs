@@ -261,8 +261,14 @@ struct Redactor {
     yaml_key: Regex,
     begin_key: Regex,
     quoted: Regex,
-    prefilter: words::WordFinder,
+    prefilter: &'static words::WordFinder,
 }
+
+/// The trigger words' search alone, built apart from the rules: a text that holds none of the
+/// words is handed back as it is without the rules ever being compiled (compiling them was
+/// about 2 % of an audit of a 1,000-switch `show interface` snapshot, which holds none).
+static PREFILTER: LazyLock<Option<words::WordFinder>> =
+    LazyLock::new(|| words::WordFinder::new(PREFILTER_WORDS));
 
 static REDACTOR: LazyLock<Option<Redactor>> = LazyLock::new(|| {
     let rules = rule_sources()
@@ -279,7 +285,7 @@ static REDACTOR: LazyLock<Option<Redactor>> = LazyLock::new(|| {
         .ok()?,
         begin_key: Regex::new(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----").ok()?,
         quoted: Regex::new(r#""([^"]*)""#).ok()?,
-        prefilter: words::WordFinder::new(PREFILTER_WORDS)?,
+        prefilter: PREFILTER.as_ref()?,
     })
 });
 
@@ -311,6 +317,15 @@ fn redact_cow<'t>(
     every_line: bool,
 ) -> (std::borrow::Cow<'t, str>, usize) {
     use std::borrow::Cow;
+    // No word anywhere (and not a JSON document, which is walked whole): every line would be
+    // skipped below, so the text is its own redaction.
+    if !every_line
+        && !looks_like_json(text)
+        && let Some(f) = PREFILTER.as_ref()
+        && f.scan(text.as_bytes()).next(0).is_none()
+    {
+        return (Cow::Borrowed(text), 0);
+    }
     let Some(r) = REDACTOR.as_ref() else {
         // The built-in rules are tested to compile; were they not to, nothing is shown.
         return (
