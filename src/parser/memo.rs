@@ -32,27 +32,28 @@ pub(super) enum Outcome {
     /// The start of a delimited block (`IgnoreUntil`): never kept, since the end it waits
     /// for is made from its captures.
     Until,
-    /// Pattern `pi`, a record pattern of kind `kind`, with its `n` capture spans relative to
-    /// the line's start (`u32::MAX` for a group that did not take part).
-    Record {
-        pi: u16,
-        kind: u16,
-        n: u8,
-        spans: [(u32, u32); MAX_GROUPS],
-    },
+    /// Pattern `pi`, a record pattern of kind `kind`; its capture spans are kept beside it.
+    Record { pi: u16, kind: u16 },
 }
 
 /// The length of a slot that holds no line (longer than any line kept).
 const EMPTY: u8 = u8::MAX;
 const _: () = assert!(MAX_LINE < EMPTY as usize);
 
+/// A record's capture spans relative to the line's start, `(u32::MAX, u32::MAX)` for a group
+/// that did not take part.
+pub(super) type Spans = [(u32, u32); MAX_GROUPS];
+
 #[derive(Clone)]
 struct Slot {
     hash: u64,
     parent: Option<u16>,
     len: u8,
-    line: [u8; MAX_LINE],
+    /// How many of `spans` a record has.
+    groups: u8,
     outcome: Outcome,
+    line: [u8; MAX_LINE],
+    spans: Spans,
 }
 
 /// The table of one command on one thread.
@@ -76,8 +77,10 @@ impl Memo {
                     hash: 0,
                     parent: None,
                     len: EMPTY,
-                    line: [0; MAX_LINE],
+                    groups: 0,
                     outcome: Outcome::Unmatched,
+                    line: [0; MAX_LINE],
+                    spans: [(0, 0); MAX_GROUPS],
                 };
                 SLOTS
             ];
@@ -85,58 +88,116 @@ impl Memo {
         true
     }
 
-    /// The outcome kept for `line` under `parent`, if any.
-    pub(super) fn get(&self, hash: u64, line: &[u8], parent: Option<u16>) -> Option<Outcome> {
+    /// The outcome kept for `line` under `parent`, if any, with a record's spans.
+    pub(super) fn get(
+        &self,
+        hash: u64,
+        line: &[u8],
+        parent: Option<u16>,
+    ) -> Option<(Outcome, &[(u32, u32)])> {
         let s = self.slots.get(index(hash))?;
-        (s.hash == hash
+        if s.hash == hash
             && s.parent == parent
             && usize::from(s.len) == line.len()
-            && s.line.get(..line.len()) == Some(line))
-        .then_some(s.outcome)
+            && s.line.get(..line.len()) == Some(line)
+        {
+            Some((s.outcome, s.spans.get(..usize::from(s.groups))?))
+        } else {
+            None
+        }
     }
 
-    /// Keep `outcome` for `line` under `parent` (a line too long is not kept).
-    pub(super) fn put(&mut self, hash: u64, line: &[u8], parent: Option<u16>, outcome: Outcome) {
+    /// Keep `outcome` for `line` under `parent`, with a record's spans relative to the line
+    /// (`usize::MAX` for a group that did not take part). Not kept: a line too long, a record
+    /// with more groups than a slot holds, the start of a delimited block.
+    pub(super) fn put(
+        &mut self,
+        hash: u64,
+        line: &[u8],
+        parent: Option<u16>,
+        outcome: Outcome,
+        spans: &[(usize, usize)],
+    ) {
         if outcome == Outcome::Until {
             return;
         }
+        let n = if matches!(outcome, Outcome::Record { .. }) {
+            spans.len()
+        } else {
+            0
+        };
         let Some(s) = self.slots.get_mut(index(hash)) else {
             return;
         };
-        let (Some(dst), Ok(len)) = (s.line.get_mut(..line.len()), u8::try_from(line.len())) else {
+        let (Some(dst), Ok(len), Some(span_dst), Ok(groups)) = (
+            s.line.get_mut(..line.len()),
+            u8::try_from(line.len()),
+            s.spans.get_mut(..n),
+            u8::try_from(n),
+        ) else {
             return;
         };
+        for (d, &(a, b)) in span_dst.iter_mut().zip(spans) {
+            *d = if a == usize::MAX {
+                (u32::MAX, u32::MAX)
+            } else {
+                // Within a line of at most `MAX_LINE` bytes.
+                (a as u32, b as u32)
+            };
+        }
         dst.copy_from_slice(line);
         s.len = len;
+        s.groups = groups;
         s.hash = hash;
         s.parent = parent;
         s.outcome = outcome;
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    static OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether lines are looked up at all (the tests parse with and without).
+#[cfg(not(test))]
+pub(super) fn enabled() -> bool {
+    true
+}
+
+#[cfg(test)]
+pub(super) fn enabled() -> bool {
+    !OFF.with(std::cell::Cell::get)
+}
+
+#[cfg(test)]
+pub(super) fn set_enabled(on: bool) {
+    OFF.with(|c| c.set(!on));
+}
+
 fn index(hash: u64) -> usize {
     (hash >> (64 - SLOTS.trailing_zeros())) as usize
 }
 
-/// A hash of a line (at most [`MAX_LINE`] bytes are ever asked) and its parent kind: eight
-/// bytes at a time, multiply and rotate (the `FxHash` step), the top bits index the table.
+/// A hash of a line and its parent kind from its first and last eight bytes and its length
+/// (the `FxHash` step: rotate, xor, multiply); the top bits index the table. Lines that differ
+/// only in the middle share a slot and evict each other; whether a slot holds this line is
+/// decided by comparing the whole line, never by the hash.
 pub(super) fn hash(line: &[u8], parent: Option<u16>) -> u64 {
     const K: u64 = 0x517c_c1b7_2722_0a95;
     let step = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
+    let word = |b: &[u8]| {
+        let mut w = [0u8; 8];
+        let n = b.len().min(8);
+        w[..n].copy_from_slice(&b[..n]);
+        u64::from_le_bytes(w)
+    };
+    let (head, tail) = match (line.first_chunk::<8>(), line.last_chunk::<8>()) {
+        (Some(h), Some(t)) => (u64::from_le_bytes(*h), u64::from_le_bytes(*t)),
+        _ => (word(line), 0),
+    };
     let p = parent.map_or(0, |k| u64::from(k) + 1);
-    let mut h = step(0, (line.len() as u64) << 32 | p);
-    let mut chunks = line.chunks_exact(8);
-    for c in &mut chunks {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        h = step(h, u64::from_le_bytes(w));
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut w = [0u8; 8];
-        w[..rest.len()].copy_from_slice(rest);
-        h = step(h, u64::from_le_bytes(w));
-    }
+    let h = step(step(step(0, (line.len() as u64) << 32 | p), head), tail);
     // The multiply leaves the low bits poorly mixed into the top ones the index takes.
     h ^ (h >> 29)
 }
@@ -154,8 +215,21 @@ mod tests {
         let line = b"Encapsulation ARPA, medium is broadcast";
         let h = hash(line, Some(3));
         assert_eq!(m.get(h, line, Some(3)), None);
-        m.put(h, line, Some(3), Outcome::Ignore(7));
-        assert_eq!(m.get(h, line, Some(3)), Some(Outcome::Ignore(7)));
+        m.put(h, line, Some(3), Outcome::Ignore(7), &[]);
+        assert_eq!(m.get(h, line, Some(3)), Some((Outcome::Ignore(7), &[][..])));
+        let rec = Outcome::Record { pi: 2, kind: 1 };
+        m.put(
+            h,
+            line,
+            Some(3),
+            rec,
+            &[(0, 39), (usize::MAX, usize::MAX), (5, 9)],
+        );
+        let want = [(0, 39), (u32::MAX, u32::MAX), (5, 9)];
+        assert_eq!(m.get(h, line, Some(3)), Some((rec, &want[..])));
+        // Too many groups: not kept (the slot keeps what it had).
+        m.put(h, line, Some(3), rec, &[(0, 1); MAX_GROUPS + 1]);
+        assert_eq!(m.get(h, line, Some(3)), Some((rec, &want[..])));
         // Another parent kind, another line: not this slot's answer.
         assert_eq!(m.get(hash(line, None), line, None), None);
         assert_eq!(
@@ -165,7 +239,7 @@ mod tests {
         // Too long to keep.
         let long = [b'a'; MAX_LINE + 1];
         let hl = hash(&long, None);
-        m.put(hl, &long, None, Outcome::Unmatched);
+        m.put(hl, &long, None, Outcome::Unmatched, &[]);
         assert_eq!(m.get(hl, &long, None), None);
         // The empty table's slots answer nothing, whatever the hash.
         let mut fresh = Memo::new();

@@ -1599,7 +1599,7 @@ impl Command {
         // The capture spans of the current record line, relative to the line's start
         // (`usize::MAX` for a group that did not take part).
         let mut rel: Vec<(usize, usize)> = Vec::new();
-        let memo_on_text = scratch.memo.ready(text);
+        let memo_on_text = memo::enabled() && scratch.memo.ready(text);
         while pos < bytes.len() {
             lineno += 1;
             let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |p| pos + p);
@@ -1673,7 +1673,19 @@ impl Command {
                 None
             };
             let outcome = match known {
-                Some(o) => o,
+                Some((o, spans)) => {
+                    if matches!(o, memo::Outcome::Record { .. }) {
+                        rel.clear();
+                        rel.extend(spans.iter().map(|&(s, e)| {
+                            if s == u32::MAX {
+                                (usize::MAX, usize::MAX)
+                            } else {
+                                (s as usize, e as usize)
+                            }
+                        }));
+                    }
+                    o
+                }
                 None => {
                     let o = match self.classify(trimmed, parent_kind, scratch) {
                         Hit::None => memo::Outcome::Unmatched,
@@ -1690,16 +1702,11 @@ impl Command {
                                 caps.get_group(g)
                                     .map_or((usize::MAX, usize::MAX), |sp| (sp.start, sp.end))
                             }));
-                            memo::Outcome::Record {
-                                pi,
-                                kind,
-                                n: 0,
-                                spans: [(0, 0); memo::MAX_GROUPS],
-                            }
+                            memo::Outcome::Record { pi, kind }
                         }
                     };
-                    if memo_on && let Some(keep) = keepable(o, &rel) {
-                        scratch.memo.put(hash, line, parent_kind, keep);
+                    if memo_on {
+                        scratch.memo.put(hash, line, parent_kind, o, &rel);
                     }
                     o
                 }
@@ -1718,18 +1725,8 @@ impl Command {
                         stack.push((indent, Ctx::Block));
                     }
                 }
-                memo::Outcome::Record { pi, kind, n, spans } => {
+                memo::Outcome::Record { pi, kind } => {
                     matched = true;
-                    if known.is_some() {
-                        rel.clear();
-                        rel.extend(spans.iter().take(n as usize).map(|&(s, e)| {
-                            if s == u32::MAX {
-                                (usize::MAX, usize::MAX)
-                            } else {
-                                (s as usize, e as usize)
-                            }
-                        }));
-                    }
                     let caps_at = out.spans.len() as u32;
                     out.spans.extend(rel.iter().map(|&(s, e)| {
                         if s == usize::MAX {
@@ -1811,36 +1808,6 @@ enum Hit {
     /// A record pattern, its kind, and whether its ASCII engines were used (their capture slot
     /// for the pattern holds the match).
     Record(u16, u16, bool),
-}
-
-/// The outcome to keep for a line, with the record's spans (`rel`) folded in; None when it is
-/// not to be kept (the start of a delimited block, a record with more groups than a slot
-/// holds).
-fn keepable(o: memo::Outcome, rel: &[(usize, usize)]) -> Option<memo::Outcome> {
-    match o {
-        memo::Outcome::Until => None,
-        memo::Outcome::Record { pi, kind, .. } => {
-            if rel.len() > memo::MAX_GROUPS {
-                return None;
-            }
-            let mut spans = [(0u32, 0u32); memo::MAX_GROUPS];
-            for (slot, &(s, e)) in spans.iter_mut().zip(rel) {
-                *slot = if s == usize::MAX {
-                    (u32::MAX, u32::MAX)
-                } else {
-                    // Lines kept are at most `memo::MAX_LINE` bytes long.
-                    (u32::try_from(s).ok()?, u32::try_from(e).ok()?)
-                };
-            }
-            Some(memo::Outcome::Record {
-                pi,
-                kind,
-                n: rel.len() as u8,
-                spans,
-            })
-        }
-        other => Some(other),
-    }
 }
 
 /// Why a text cannot be parsed at all (empty, binary), if it cannot.
@@ -2238,6 +2205,55 @@ mod tests {
         assert!(
             compared > 100_000 && matched > 10_000 && with_dfa > 10_000,
             "{compared} {matched} {with_dfa}"
+        );
+    }
+
+    #[test]
+    fn lines_answered_from_the_memo_parse_as_matched_afresh() {
+        // Every fixture file of a command, repeated past the memo's size threshold, parsed
+        // with the memo (twice: the second time from a warm table) and without it.
+        let parsers = crate::parser::load_parsers(None).unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let seen = |p: &Parsed<'_>| {
+            format!(
+                "{:?} {:?} {:?} {:?} {:?}",
+                p.records, p.spans, p.unrecognized, p.status, p.error
+            )
+        };
+        let (mut files, mut records) = (0usize, 0usize);
+        for pl in &parsers.platforms {
+            for c in &pl.commands {
+                let dir = root.join(&pl.id).join(&c.id);
+                if !dir.is_dir() {
+                    continue;
+                }
+                for f in crate::fuzzing::smoke::files_under(&dir) {
+                    let Ok(t) = std::fs::read_to_string(&f) else {
+                        continue;
+                    };
+                    if t.trim().is_empty() {
+                        continue;
+                    }
+                    let mut text = String::new();
+                    while text.len() < memo::MIN_TEXT {
+                        text.push_str(&t);
+                        text.push('\n');
+                    }
+                    memo::set_enabled(false);
+                    let want = seen(&c.parse(&text));
+                    memo::set_enabled(true);
+                    for _ in 0..2 {
+                        let got = c.parse(&text);
+                        records += got.records.len();
+                        assert_eq!(seen(&got), want, "{}", f.display());
+                    }
+                    files += 1;
+                }
+            }
+        }
+        assert!(
+            files > 100 && records > 10_000,
+            "{files} files, {records} records"
         );
     }
 
