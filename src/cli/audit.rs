@@ -236,8 +236,16 @@ pub(crate) fn audit_with_fixes(snapshot: &std::path::Path, opts: &Options) -> Re
 /// [`audit_with_fixes`] of several snapshot folders audited as one fabric.
 fn audit_folders_with_fixes(snapshot: &[PathBuf], opts: &Options) -> Result<audit::Audit> {
     let (mut a, rs) = audit::run_folders(snapshot, opts)?;
+    // Fixes are looked up by the platform of a finding's device (or of its peer's), one of
+    // the fabric's.
+    let platforms: std::collections::BTreeSet<&str> = a
+        .fabric
+        .devices
+        .iter()
+        .map(|d| d.platform.as_str())
+        .collect();
     let templates = timings::stage(Phase::Load, || {
-        crate::remediate::load(opts.parsers_dir.as_deref())
+        crate::remediate::load_for(opts.parsers_dir.as_deref(), &platforms)
     })?;
     timings::stage(Phase::Fixes, || {
         crate::remediate::attach(&mut a, &rs, snapshot, &templates)

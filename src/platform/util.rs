@@ -81,27 +81,65 @@ pub fn to_bytes(value: f64, unit: &str) -> Option<u64> {
 
 /// Speed in Gb/s from forms like "100G", "100000", "100 Gb/s", "100000Mb/s", "10 Gbps",
 /// "400g", "auto" (None).
+///
+/// Read as the text with its spaces taken out and lowercased: the number (digits and dots)
+/// at its start, then the unit its next character names. Read in place: every port of a
+/// `show interface` snapshot goes through here, and building the lowercased copies cost
+/// more than a thousand instructions a port (`speed_read_in_place_as_from_a_copy`).
 pub fn speed_gbps(s: &str) -> Option<f64> {
+    let mut num = [0u8; 24];
+    let mut len = 0;
+    let mut unit = None;
+    for c in s.trim().chars() {
+        if c == ' ' {
+            continue;
+        }
+        if c.is_ascii_digit() || c == '.' {
+            // A number too long for the buffer is read the long way.
+            let Some(slot) = num.get_mut(len) else {
+                return speed_gbps_copied(s);
+            };
+            *slot = c as u8;
+            len += 1;
+        } else {
+            unit = Some(c.to_ascii_lowercase());
+            break;
+        }
+    }
+    let digits = &num[..len];
+    // Up to 15 digits are an integer an f64 holds exactly, as `parse` would give it.
+    let v: f64 = if !digits.is_empty() && len <= 15 && digits.iter().all(u8::is_ascii_digit) {
+        digits
+            .iter()
+            .fold(0u64, |v, &d| v * 10 + u64::from(d - b'0')) as f64
+    } else {
+        std::str::from_utf8(digits).ok()?.parse().ok()?
+    };
+    speed_in_unit(v, unit)
+}
+
+/// A value in the unit its next character names: `g`, `m`, `k`, or none (Mb/s).
+fn speed_in_unit(v: f64, unit: Option<char>) -> Option<f64> {
+    match unit {
+        Some('g') => Some(v),
+        Some('m') => Some(v / 1000.0),
+        Some('k') => Some(v / 1_000_000.0),
+        // bare numbers are Mb/s on most platforms (NX-OS `speed 100000`)
+        None => Some(v / 1000.0),
+        Some(_) => None,
+    }
+}
+
+/// [`speed_gbps`] from a lowercased copy without spaces (for a number longer than 24
+/// characters, and the tests' reference).
+fn speed_gbps_copied(s: &str) -> Option<f64> {
     let t = s.trim().to_ascii_lowercase().replace(' ', "");
     let digits: String = t
         .chars()
         .take_while(|c| c.is_ascii_digit() || *c == '.')
         .collect();
     let v: f64 = digits.parse().ok()?;
-    let rest = &t[digits.len()..];
-    let g = if rest.starts_with('g') {
-        v
-    } else if rest.starts_with('m') {
-        v / 1000.0
-    } else if rest.starts_with('k') {
-        v / 1_000_000.0
-    } else if rest.is_empty() {
-        // bare numbers are Mb/s on most platforms (NX-OS `speed 100000`)
-        v / 1000.0
-    } else {
-        return None;
-    };
-    Some(g)
+    speed_in_unit(v, t[digits.len()..].chars().next())
 }
 
 /// A full 64-entry DSCP → TC map where DSCP d maps to d >> 3 (the common default).
@@ -250,6 +288,54 @@ mod tests {
         assert_eq!(speed_gbps("100000"), Some(100.0));
         assert_eq!(speed_gbps("25000Mb/s"), Some(25.0));
         assert_eq!(speed_gbps("auto"), None);
+    }
+
+    #[test]
+    fn speed_read_in_place_as_from_a_copy() {
+        let long = format!("{}G", "9".repeat(30));
+        let cases = [
+            "100G",
+            "100000",
+            "100 Gb/s",
+            "100000Mb/s",
+            "10 Gbps",
+            "400g",
+            "auto",
+            "25 Gb/s",
+            "1000 Mb/s",
+            "10 Kb/s",
+            "1 0 0 G",
+            " 40G ",
+            "\u{2003}40G",
+            "2.5G",
+            "2.5.1G",
+            ".",
+            "..G",
+            "",
+            " ",
+            "G",
+            "100x",
+            "100\u{e9}",
+            "1e3G",
+            "-100G",
+            "+100G",
+            "0",
+            "007G",
+            "999999999999999",
+            "9999999999999999",
+            "99999999999999999999G",
+            "1234567.891011M",
+            "100\tG",
+            "100\u{212A}",
+            "100Kb/s",
+            "1.G",
+            ".5G",
+            &long,
+        ];
+        for s in cases {
+            let (a, b) = (speed_gbps(s), speed_gbps_copied(s));
+            assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "{s:?}");
+        }
     }
     #[test]
     fn interface_lists() {

@@ -216,42 +216,52 @@ const JSON_KEY_TABLES: &[&str] = &["ntp_key", "authentication_key"];
 /// turns into ASCII ones (`K` Kelvin sign → k, `ſ` long s → s), which `(?i)` matches too.
 /// One scan over the whole text finds the lines that hold one; every other line is copied as
 /// it is without a regex.
+///
+/// The order is for speed only (any order finds the same lines): the packed searcher puts the
+/// i-th word of three bytes or more in bucket 15 - i % 16 (words sharing the low nibbles of
+/// their first three bytes go together), and every position whose bytes a bucket's nibble masks
+/// accept is verified against each word of the bucket. This order, found by a search that
+/// counted those verifications on `show interface` output and the fixtures, pairs words whose
+/// masks accept few common bytes together: the search costs about a third fewer instructions
+/// than with the words grouped by topic as they were (a 1,000-switch snapshot: 352 M -> about
+/// 240 M). `$` and `ſ` are searched apart, so their place does not count.
 const PREFILTER_WORDS: &[&str] = &[
-    "pass",
-    "secret",
-    "key",
-    "communit",
+    "## secret-data",
+    " m ",
+    " aes128cmac ",
+    " sha ",
     "auth",
+    "://",
+    "bearer",
+    "credential",
+    "cak",
+    "private",
+    "key",
+    "dhchap",
+    "pwd",
+    "encrypt_",
+    "secret",
+    "bindpw",
+    // From here, word i joins the bucket of word i - 16.
+    " sha1 ",
+    "\u{212A}",
+    "communit",
+    "-u ",
+    "encrypt-",
+    "pass",
+    "createuser",
+    "snmp",
+    "sink",
     "psk",
     "token",
-    "bearer",
-    "cak",
-    "ckn",
-    "dhchap",
     "dhhc-",
-    "private",
-    "credential",
-    "pwd",
-    "bindpw",
-    "$",
-    "://",
-    "createuser",
-    "sink",
-    "ipmitool",
-    "encrypt-",
-    "encrypt_",
-    "## secret-data",
-    "snmp",
-    "-u ",
-    "com2sec",
-    " m ",
-    " md5 ",
-    " sha ",
-    " sha1 ",
+    "ckn",
     " sha256 ",
-    " aes128cmac ",
+    "com2sec",
+    "ipmitool",
     "-----begin",
-    "\u{212A}",
+    " md5 ",
+    "$",
     "\u{017F}",
 ];
 
@@ -261,8 +271,14 @@ struct Redactor {
     yaml_key: Regex,
     begin_key: Regex,
     quoted: Regex,
-    prefilter: words::WordFinder,
+    prefilter: &'static words::WordFinder,
 }
+
+/// The trigger words' search alone, built apart from the rules: a text that holds none of the
+/// words is handed back as it is without the rules ever being compiled (compiling them was
+/// about 2 % of an audit of a 1,000-switch `show interface` snapshot, which holds none).
+static PREFILTER: LazyLock<Option<words::WordFinder>> =
+    LazyLock::new(|| words::WordFinder::new(PREFILTER_WORDS));
 
 static REDACTOR: LazyLock<Option<Redactor>> = LazyLock::new(|| {
     let rules = rule_sources()
@@ -279,7 +295,7 @@ static REDACTOR: LazyLock<Option<Redactor>> = LazyLock::new(|| {
         .ok()?,
         begin_key: Regex::new(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----").ok()?,
         quoted: Regex::new(r#""([^"]*)""#).ok()?,
-        prefilter: words::WordFinder::new(PREFILTER_WORDS)?,
+        prefilter: PREFILTER.as_ref()?,
     })
 });
 
@@ -311,6 +327,15 @@ fn redact_cow<'t>(
     every_line: bool,
 ) -> (std::borrow::Cow<'t, str>, usize) {
     use std::borrow::Cow;
+    // No word anywhere (and not a JSON document, which is walked whole): every line would be
+    // skipped below, so the text is its own redaction.
+    if !every_line
+        && !looks_like_json(text)
+        && let Some(f) = PREFILTER.as_ref()
+        && f.scan(text.as_bytes()).next(0).is_none()
+    {
+        return (Cow::Borrowed(text), 0);
+    }
     let Some(r) = REDACTOR.as_ref() else {
         // The built-in rules are tested to compile; were they not to, nothing is shown.
         return (

@@ -14,7 +14,7 @@ use minijinja::value::{Enumerator, Object, Serde, Value, ValueKind};
 use minijinja::{Environment, ErrorKind};
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// Functions rules may call beside minijinja's builtins.
@@ -595,17 +595,64 @@ type LinkEnds = ((usize, usize), (usize, usize));
 struct Pending {
     undecided: Vec<Undecided>,
     findings: Vec<Finding>,
-    /// Rule ids that ran and passed on an object (for coverage: a clean fixture must exercise
-    /// a rule, not merely not reach it).
-    passed: Vec<String>,
+    /// Rules (indices into the rule set) that ran and passed on an object (for coverage: a
+    /// clean fixture must exercise a rule, not merely not reach it). Indices, counted by
+    /// [`Tally`]: a rule passes on most of 52,000 ports, and cloning its id for each pass, then
+    /// looking it up in two maps keyed by id, cost several allocations a pass.
+    passed: Vec<usize>,
     /// Platforms of the objects (a device, or both ends of a link) for per-platform coverage.
     on: Vec<String>,
 }
 
 pub use crate::finding::Passes;
 
+/// Passes counted by rule index, turned into [`Passes`] (keyed by rule id) once at the end:
+/// the same counts and platform sets as adding every pass to the maps by id.
+struct Tally {
+    count: Vec<usize>,
+    platforms: Vec<BTreeSet<String>>,
+}
+
+impl Tally {
+    fn new(rs: &RuleSet) -> Tally {
+        Tally {
+            count: vec![0; rs.rules.len()],
+            platforms: vec![BTreeSet::new(); rs.rules.len()],
+        }
+    }
+
+    /// The passes of one object, whose platforms are `on`.
+    fn add(&mut self, passed: &[usize], on: &[String]) {
+        for &ri in passed {
+            if let (Some(c), Some(p)) = (self.count.get_mut(ri), self.platforms.get_mut(ri)) {
+                *c += 1;
+                for o in on {
+                    if !p.contains(o) {
+                        p.insert(o.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    fn passes(self, rs: &RuleSet) -> Passes {
+        let mut out = Passes::default();
+        for ((r, n), on) in rs.rules.iter().zip(self.count).zip(self.platforms) {
+            if n == 0 {
+                continue;
+            }
+            *out.count.entry(r.spec.id.clone()).or_default() += n;
+            out.platforms
+                .entry(r.spec.id.clone())
+                .or_default()
+                .extend(on);
+        }
+        out
+    }
+}
+
 fn record(
-    rule: &Rule,
+    (ri, rule): (usize, &Rule),
     env: &Environment,
     obj: &Obj,
     (base, param): (&Arc<BTreeMap<String, Value>>, &Value),
@@ -614,7 +661,7 @@ fn record(
     let full = || Names::map(base, param, &[]);
     match with_source_hint(rule, env, &full, run_rule(rule, base, param)) {
         Outcome::NotApplicable => {}
-        Outcome::Pass => out.passed.push(rule.spec.id.clone()),
+        Outcome::Pass => out.passed.push(ri),
         Outcome::Undecided(missing, err) => out.undecided.push((
             rule.spec.id.clone(),
             obj.device.to_string(),
@@ -727,7 +774,7 @@ fn run_scope(
     out: &mut Pending,
 ) {
     for (ri, rule) in rules {
-        record(rule, rs.env, obj, (base, &params[*ri]), out);
+        record((*ri, rule), rs.env, obj, (base, &params[*ri]), out);
     }
 }
 
@@ -1016,7 +1063,7 @@ fn evaluate_on(
 
     let mut findings = Vec::new();
     let mut undecided = Vec::new();
-    let mut passes = Passes::default();
+    let mut tally = Tally::new(rs);
     for p in per_device
         .into_iter()
         .chain(per_link)
@@ -1024,12 +1071,9 @@ fn evaluate_on(
     {
         findings.extend(p.findings);
         undecided.extend(p.undecided);
-        for id in p.passed {
-            let on = passes.platforms.entry(id.clone()).or_default();
-            on.extend(p.on.iter().cloned());
-            *passes.count.entry(id).or_default() += 1;
-        }
+        tally.add(&p.passed, &p.on);
     }
+    let passes = tally.passes(rs);
     findings.extend(aggregate_undecided(rs, undecided));
     crate::finding::sort(&mut findings);
     (findings, passes)
@@ -1103,7 +1147,7 @@ pub fn evaluate_probes(
         .collect();
     let mut out = Vec::new();
     let mut undecided = Vec::new();
-    let mut passes = Passes::default();
+    let mut tally = Tally::new(rs);
     for (pi, p) in probes.iter().enumerate() {
         let mut pending = Pending {
             on: vec!["linux".into()],
@@ -1125,19 +1169,12 @@ pub fn evaluate_probes(
         run_scope(rs, &rules, &params, &obj, &Arc::new(base), &mut pending);
         out.extend(pending.findings.into_iter().map(|f| (Some(pi), f)));
         undecided.extend(pending.undecided);
-        for id in pending.passed {
-            passes
-                .platforms
-                .entry(id.clone())
-                .or_default()
-                .insert("linux".into());
-            *passes.count.entry(id).or_default() += 1;
-        }
+        tally.add(&pending.passed, &pending.on);
     }
     out.extend(
         aggregate_undecided(rs, undecided)
             .into_iter()
             .map(|f| (None, f)),
     );
-    (out, passes)
+    (out, tally.passes(rs))
 }

@@ -77,7 +77,8 @@ fn view(devices: &Devices, at: At) -> Value {
         devices: devices.clone(),
         at,
         fields: OnceLock::new(),
-        read: Mutex::new(Vec::new()),
+        // Room for the fields the rules of one object usually read, allocated once.
+        read: Mutex::new(Vec::with_capacity(8)),
     })
 }
 
