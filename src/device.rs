@@ -288,6 +288,8 @@ fn build_device_timed(
             .collect();
         // Moved, not copied: a file of short unrecognized lines held them twice.
         let mut unrecognized = std::mem::take(&mut o.parsed.unrecognized);
+        // Exactly: growing a full list of a million short lines doubles it.
+        unrecognized.reserve_exact(notes.unrecognized.iter().filter(|(k, _)| *k == i).count());
         unrecognized.extend(
             notes
                 .unrecognized
@@ -295,7 +297,11 @@ fn build_device_timed(
                 .filter(|(k, _)| *k == i)
                 .map(|(_, u)| u.clone()),
         );
-        unrecognized.sort_by_key(|u| u.line);
+        // Usually in order already (the parser's, then none): a stable sort's scratch of up
+        // to the whole list was the peak of a file of short unrecognized lines (issue 19).
+        if !unrecognized.is_sorted_by_key(|u| u.line) {
+            sort_in_place(&mut unrecognized, |a, b| a.line.cmp(&b.line));
+        }
         let mut status = o.parsed.status;
         if status == ParseStatus::Passed && (!undefined.is_empty() || !unrecognized.is_empty()) {
             status = ParseStatus::Partial;

@@ -124,7 +124,9 @@ fn bound_twice(
 ) -> Vec<Conflict> {
     let mut out = Vec::new();
     let mut seen: BTreeMap<(u32, String), (String, u32)> = BTreeMap::new();
-    let lines: Vec<&str> = p.text().lines().collect();
+    // The file's lines, split only once a conflict needs its parent's text (a line list of a
+    // file of a million short lines was the peak of its build: issue 19).
+    let mut lines: Option<Vec<&str>> = None;
     for r in p.records.iter().filter(|r| p.kind(r) == "service_policy") {
         let Some(parent) = p.parent(r).filter(|x| parents.contains(&p.kind(x))) else {
             continue;
@@ -135,7 +137,13 @@ fn bound_twice(
         let key = (parent.line, what.clone());
         match seen.get(&key) {
             Some((first, at)) if first != name => out.push(Conflict {
-                what: format!("{} {what}", line_text(&lines, parent.line)),
+                what: format!(
+                    "{} {what}",
+                    line_text(
+                        lines.get_or_insert_with(|| p.text().lines().collect()),
+                        parent.line
+                    )
+                ),
                 first: first.clone(),
                 first_line: *at,
                 value: name.to_string(),
