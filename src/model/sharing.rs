@@ -1,5 +1,5 @@
-//! One copy of equal per-port QoS data (maps, queues, priority groups), shared while a device
-//! is built rather than only once it is done.
+//! One copy of equal per-port QoS data (maps, queues, priority groups, PFC, link pause, PFC
+//! watchdog), shared while a device is built rather than only once it is done.
 //!
 //! A platform writes each port's maps and eight queues and priority groups as it applies the
 //! configuration; most ports of a switch get equal ones (one QoS policy, the platform's
@@ -13,8 +13,8 @@
 //! Unless the model is asked for ([`super::maps::keep_policies`]), a port's entry-by-entry
 //! maps are dropped there instead: nothing else reads them.
 //!
-//! Most platforms write a port's queue and group defaults citing the port's own line, so no
-//! two ports' copies were equal and each port kept its own (about 3 KB; issue 19: OS10's
+//! Most platforms write a port's queue, group, PFC and watchdog defaults citing the port's own
+//! line, so no two ports' copies were equal and each port kept its own (about 3 KB; issue 19: OS10's
 //! queues and groups were 7.5 MB of 13 MB for 64 KiB of `interface` lines). Before folding,
 //! [`cite_port_line`] writes a source equal to the port's `defined_at` as
 //! [`Src::port_line`], which serializes as that line ([`super::Interface::defined_at`]), so the
