@@ -10,64 +10,54 @@
 //! shared copy copies it first, so it changes only its own port. Rules, reports and the model
 //! see exactly what they saw when every port held its own.
 
+use super::part::{Blank, Part};
 use serde::{Serialize, Serializer};
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 /// An entry type numbered 0-7 whose blank entries one static copy holds.
-pub trait Numbered: Clone + Sized + 'static {
+pub trait Numbered: Clone + PartialEq + Sized + 'static {
     /// The eight blank entries, ids 0-7.
     fn blank() -> &'static [Self; 8];
 }
 
-/// See the module doc: `[T]` of length 8 for reading; the first write stores the port's own.
-#[derive(Clone)]
-pub struct Eight<T: Numbered>(Option<Arc<[T; 8]>>);
-
-impl<T: Numbered> Default for Eight<T> {
-    fn default() -> Self {
-        Eight(None)
+impl<T: Numbered> Blank for [T; 8] {
+    fn blank() -> &'static Self {
+        T::blank()
     }
 }
+
+/// See the module doc: `[T]` of length 8 for reading; the first write stores the port's own.
+/// Stored, shared and copied on write as a [`Part`] of the eight.
+#[derive(Clone, Default)]
+pub struct Eight<T: Numbered>(Part<[T; 8]>);
 
 impl<T: Numbered> Eight<T> {
     /// Whether this port holds its own entries (one was written).
     pub fn is_stored(&self) -> bool {
-        self.0.is_some()
+        self.0.is_stored()
     }
     /// Where the stored entries are (None: the blank ones); equal pointers share one copy.
     pub fn stored_ptr(&self) -> Option<*const [T; 8]> {
-        self.0.as_ref().map(Arc::as_ptr)
+        self.0.stored_ptr()
     }
-}
-
-impl<T: Numbered + PartialEq> Eight<T> {
     /// Hold the copy of `seen` equal to these entries, if one is; else remember these as a
     /// new one while `seen` has fewer than `max` (see [`share`]).
     pub fn fold_into(&mut self, seen: &mut Vec<Arc<[T; 8]>>, max: usize) {
-        let Some(own) = &mut self.0 else { return };
-        match seen.iter().find(|s| Arc::ptr_eq(s, own) || ***s == **own) {
-            Some(same) => *own = same.clone(),
-            None if seen.len() < max => seen.push(own.clone()),
-            None => {}
-        }
+        self.0.fold_into(seen, max);
     }
 }
 
 impl<T: Numbered> Deref for Eight<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        match &self.0 {
-            Some(own) => &own[..],
-            None => &T::blank()[..],
-        }
+        &self.0[..]
     }
 }
 
 impl<T: Numbered> DerefMut for Eight<T> {
     fn deref_mut(&mut self) -> &mut [T] {
-        let own = self.0.get_or_insert_with(|| Arc::new(T::blank().clone()));
-        &mut Arc::make_mut(own)[..]
+        &mut self.0[..]
     }
 }
 
@@ -84,18 +74,13 @@ impl<T: Numbered + Serialize> Serialize for Eight<T> {
 }
 
 /// Let the ports whose entries (read by `get`) equal another port's share that port's copy.
-pub fn share<P, T: Numbered + PartialEq>(ports: &mut [P], get: impl Fn(&mut P) -> &mut Eight<T>) {
-    // A device has few distinct queue or group settings (one per policy): a linear search.
-    let mut seen: Vec<Arc<[T; 8]>> = Vec::new();
-    for p in ports {
-        get(p).fold_into(&mut seen, 64);
-    }
+pub fn share<P, T: Numbered>(ports: &mut [P], get: impl Fn(&mut P) -> &mut Eight<T>) {
+    super::part::share(ports, |p| &mut get(p).0);
 }
 
 #[cfg(test)]
 mod tests {
     use crate::model::{Interface, Queue};
-    use std::sync::Arc;
 
     #[test]
     fn blank_until_written_and_a_write_stays_on_its_port() {
@@ -124,7 +109,7 @@ mod tests {
         // Equal entries are shared; a write to one port leaves the other as it was.
         let mut ports = vec![a.clone(), a, b];
         super::share(&mut ports, |p| &mut p.queues);
-        let ptr = |p: &Interface| p.queues.0.as_ref().map(Arc::as_ptr);
+        let ptr = |p: &Interface| p.queues.stored_ptr();
         assert!(ptr(&ports[0]).is_some() && ptr(&ports[0]) == ptr(&ports[1]));
         assert!(ptr(&ports[2]).is_none());
         let w = ports[1].queues[3].wred_drop.clone();

@@ -471,20 +471,15 @@ pub fn serialize_ports<S: serde::Serializer>(ports: &[Interface], s: S) -> Resul
     seq.end()
 }
 
-/// Whether `d` is a host with a port backed by an RDMA device and no maps.
-fn host_lacks_maps(d: &super::Device) -> bool {
-    !d.is_switch
-        && d.interfaces
-            .iter()
-            .any(|i| i.rdma.is_some() && i.maps.tc_to_dscp.is_empty())
-}
-
 /// Whether the model the user asks for (`audit --format model`) completes the maps of `d`'s
 /// ports backed by an RDMA device: `d` is a host lacking them. A host's maps are its value
 /// vectors again (the host's "traffic class" is the 802.1p priority it sends); keeping them
 /// on every host of a large fabric would cost memory that no rule reads.
 pub fn fills_host_maps(d: &super::Device) -> bool {
-    host_lacks_maps(d)
+    !d.is_switch
+        && d.interfaces
+            .iter()
+            .any(|i| i.rdma.is_some() && i.maps.tc_to_dscp.is_empty())
 }
 
 /// The egress TC → DSCP map of a platform that did not fill it, from what its rewrites say: no
