@@ -241,10 +241,15 @@ pub fn build_links(snap: &Snapshot, devices: &mut [Device]) -> (Vec<Link>, Vec<T
     // LLDP: each device's view of its neighbors, the advertised port matched against the
     // peer's own tables.
     let mut lldp_views: Vec<(Endpoint, Endpoint, Option<Src>, Option<PortMatch>)> = Vec::new();
-    let mut plan_peer: HashMap<Endpoint, Endpoint> = HashMap::new();
+    // device -> interface -> the other end (looked up by borrowed names, port by port)
+    let mut plan_peer: HashMap<String, HashMap<String, Endpoint>> = HashMap::new();
     for s in links.values() {
-        plan_peer.insert(s.link.a.clone(), s.link.b.clone());
-        plan_peer.insert(s.link.b.clone(), s.link.a.clone());
+        for (me, other) in [(&s.link.a, &s.link.b), (&s.link.b, &s.link.a)] {
+            plan_peer
+                .entry(me.device.clone())
+                .or_default()
+                .insert(me.interface.clone(), other.clone());
+        }
     }
     let lldp_runs: Vec<bool> = devices
         .iter()
@@ -330,13 +335,9 @@ pub fn build_links(snap: &Snapshot, devices: &mut [Device]) -> (Vec<Link>, Vec<T
     // Neighbor bookkeeping on interfaces: is the LLDP neighbor part of the fabric, and does it
     // agree with the cabling plan?
     for (di, d) in devices.iter_mut().enumerate() {
-        let dname = d.name.clone();
+        let planned = plan_peer.get(d.name.as_str());
         for (ii, i) in d.interfaces.iter_mut().enumerate() {
-            let me = Endpoint {
-                device: dname.clone(),
-                interface: i.name.clone(),
-            };
-            if let Some(p) = plan_peer.get(&me) {
+            if let Some(p) = planned.and_then(|m| m.get(i.name.as_str())) {
                 i.planned_peer = Some(format!("{}:{}", p.device, p.interface));
             }
             if i.lldp_neighbor.is_some() {

@@ -732,8 +732,21 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
     let toml_path = dir.join("device.toml");
     let mut meta = DeviceToml::default();
     let toml_rel = rel(root, &toml_path);
-    if read::entry_exists(&toml_path) {
-        match read_text(&toml_path) {
+    // The folder is listed once: its entries' types spare each file an `lstat`.
+    let entries = sorted_entries(dir).ok();
+    let toml_entry = match &entries {
+        Some(es) => es
+            .iter()
+            .find(|(p, _)| *p == toml_path)
+            .map(|(_, ft)| Some(*ft)),
+        None => read::entry_exists(&toml_path).then_some(None),
+    };
+    if let Some(ft) = toml_entry {
+        let text = match ft {
+            Some(ft) => read::read_text_of(&toml_path, ft),
+            None => read_text(&toml_path),
+        };
+        match text {
             Ok(text) => match toml::from_str::<DeviceToml>(&text) {
                 Ok(m) => {
                     meta = m;
@@ -844,7 +857,7 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
         }
         mapped.insert(file.clone(), c.cmd.clone());
     }
-    let Ok(entries) = sorted_entries(dir) else {
+    let Some(entries) = entries else {
         return;
     };
     for (p, ft) in entries {
@@ -866,7 +879,7 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
             });
             continue;
         }
-        let text = match read_text(&p) {
+        let text = match read::read_text_of(&p, ft) {
             Err(read::ReadError::Refused(why)) => {
                 // Mapped or not, the file is accounted for by the refusal.
                 mapped.remove(&fname);

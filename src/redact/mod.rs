@@ -389,6 +389,7 @@ fn redact_cow<'t>(
         pos = end;
     }
     let count = lines.count;
+    drop(scan);
     if flushed == 0 {
         return match json_done {
             Some(t) => (Cow::Owned(t), count),

@@ -76,9 +76,27 @@ impl WordFinder {
             f: self,
             text,
             window: window.max(2 * self.longest),
-            lower: Vec::new(),
+            lower: LOWER.take(),
             win: (0, 0),
             rare: None,
+        }
+    }
+}
+
+thread_local! {
+    /// The lowercased window of the last search on this thread, kept for the next one: every
+    /// file the snapshot reader reads is searched, and a fresh 64 KiB per file is a fresh
+    /// allocation, often of pages never touched before.
+    static LOWER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl Drop for Scan<'_> {
+    fn drop(&mut self) {
+        let mut lower = std::mem::take(&mut self.lower);
+        lower.clear();
+        // Only a window's worth is kept (a test's tiny windows or the default one).
+        if lower.capacity() <= 2 * WINDOW {
+            LOWER.set(lower);
         }
     }
 }

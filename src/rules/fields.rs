@@ -39,7 +39,13 @@ impl ser::Error for Stop {
 
 /// The value of field `key` of struct `v` as a full conversion would give it; `None` when the
 /// struct has no such field or skips it (an unknown fact).
+#[cfg(test)]
 pub fn field<T: Serialize + ?Sized>(v: &T, key: &str) -> Option<Value> {
+    named_field(v, key).map(|(_, v)| v)
+}
+
+/// [`field`], with the field's name as the struct spells it (`'static`).
+pub fn named_field<T: Serialize + ?Sized>(v: &T, key: &str) -> Option<(&'static str, Value)> {
     let mut w = Walk {
         want: Some(key),
         found: None,
@@ -63,7 +69,7 @@ pub fn keys<T: Serialize + ?Sized>(v: &T) -> Vec<&'static str> {
 
 struct Walk<'k> {
     want: Option<&'k str>,
-    found: Option<Value>,
+    found: Option<(&'static str, Value)>,
     keys: Vec<&'static str>,
 }
 
@@ -82,7 +88,7 @@ impl SerializeStruct for &mut Walk<'_> {
                 Ok(())
             }
             Some(w) if w == key => {
-                self.found = Some(Value::from(Serde(value)));
+                self.found = Some((key, Value::from(Serde(value))));
                 Err(Stop::Found)
             }
             Some(_) => Ok(()),

@@ -10,6 +10,7 @@
 use super::fields;
 use crate::model::Device;
 use minijinja::value::{Enumerator, Object, ObjectRepr, Value};
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The devices the views read (moved out of the fabric while rules run).
@@ -33,7 +34,8 @@ pub struct View {
     /// Every field name, listed only when a rule enumerates the object.
     fields: OnceLock<Fields>,
     /// The fields read so far by name, with their values (None: skipped or no such field).
-    read: Mutex<Vec<(Box<str>, Option<Value>)>>,
+    /// A field's name is the struct's own (no copy); only a name it lacks is copied.
+    read: Mutex<Vec<(Cow<'static, str>, Option<Value>)>>,
 }
 
 /// The fields a view's object serializes, in field order.
@@ -66,10 +68,7 @@ pub fn iface(devices: &Devices, di: usize, ii: usize) -> Value {
 
 /// Every device with its interfaces (`devices` of a fabric rule), each made when read.
 pub fn all(devices: &Devices) -> Value {
-    Value::from_object(Seq {
-        devices: devices.clone(),
-        of: None,
-    })
+    Value::from_object(Seq::new(devices.clone(), None))
 }
 
 fn view(devices: &Devices, at: At) -> Value {
@@ -97,28 +96,39 @@ impl View {
         })
     }
 
-    /// Field `key` as the full conversion gives it; None when skipped or absent.
-    fn read(&self, key: &str) -> Option<Value> {
+    /// Field `key` as the full conversion gives it, with the field's own name; None when
+    /// skipped or absent.
+    fn read(&self, key: &str) -> Option<(&'static str, Value)> {
         match self.at {
-            At::Full(di) if key == INTERFACES => Some(Value::from_object(Seq {
-                devices: self.devices.clone(),
-                of: Some(di),
-            })),
+            At::Full(di) if key == INTERFACES => Some((
+                INTERFACES,
+                Value::from_object(Seq::new(self.devices.clone(), Some(di))),
+            )),
             At::Head(_) if key == INTERFACES => None,
-            At::Head(di) | At::Full(di) => fields::field(&self.devices[di], key),
-            At::Iface(di, ii) => fields::field(&self.devices[di].interfaces[ii], key),
+            At::Head(di) | At::Full(di) => fields::named_field(&self.devices[di], key),
+            At::Iface(di, ii) => {
+                let i = &self.devices[di].interfaces[ii];
+                plain_field(i, key).or_else(|| fields::named_field(i, key))
+            }
         }
     }
 
     /// [`View::read`], once per key and view: rules of one object read the same fields.
     fn cached(&self, key: &str) -> Option<Value> {
         let mut read = self.read.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, v)) = read.iter().find(|(k, _)| &**k == key) {
+        if let Some((_, v)) = read.iter().find(|(k, _)| k == key) {
             return v.clone();
         }
-        let v = self.read(key);
-        read.push((Box::from(key), v.clone()));
-        v
+        match self.read(key) {
+            Some((name, v)) => {
+                read.push((Cow::Borrowed(name), Some(v.clone())));
+                Some(v)
+            }
+            None => {
+                read.push((Cow::Owned(key.to_string()), None));
+                None
+            }
+        }
     }
 }
 
@@ -155,14 +165,44 @@ impl Object for View {
     }
 }
 
-/// The interfaces of device `of`, or every device when `of` is `None`; each item a fresh view.
+/// The interface fields that device rules test on every port (`selectattr('roce')`,
+/// `map(attribute='name')`), read directly: each is always serialized, as a plain bool or
+/// string, so the value is the one the serialization walk finds (a test compares them).
+fn plain_field(i: &crate::model::Interface, key: &str) -> Option<(&'static str, Value)> {
+    Some(match key {
+        "name" => ("name", Value::from(i.name.as_str())),
+        "kind" => ("kind", Value::from(i.kind.as_str())),
+        "roce" => ("roce", Value::from(i.roce)),
+        "idle" => ("idle", Value::from(i.idle)),
+        _ => return None,
+    })
+}
+
+/// The interfaces of device `of`, or every device when `of` is `None`.
+///
+/// A device's interfaces are made into views once, when first read, and kept as long as the
+/// list: the rules of a device walk its interfaces several times (`selectattr('roce')` in one
+/// rule, `selectattr('idle')` in the next), and each view keeps the fields read from it. The
+/// list of every device makes a fresh view per read, so a fabric rule never holds them all.
 #[derive(Debug)]
 struct Seq {
     devices: Devices,
     of: Option<usize>,
+    /// The interface views made so far (empty for the list of devices).
+    items: Vec<OnceLock<Value>>,
 }
 
 impl Seq {
+    fn new(devices: Devices, of: Option<usize>) -> Seq {
+        let items = match of {
+            Some(di) => (0..devices[di].interfaces.len())
+                .map(|_| OnceLock::new())
+                .collect(),
+            None => Vec::new(),
+        };
+        Seq { devices, of, items }
+    }
+
     fn len(&self) -> usize {
         match self.of {
             Some(di) => self.devices[di].interfaces.len(),
@@ -182,7 +222,9 @@ impl Object for Seq {
             return None;
         }
         Some(match self.of {
-            Some(di) => iface(&self.devices, di, n),
+            Some(di) => self.items[n]
+                .get_or_init(|| iface(&self.devices, di, n))
+                .clone(),
             None => full(&self.devices, n),
         })
     }
@@ -203,6 +245,27 @@ mod tests {
 
     fn json(v: &Value) -> String {
         serde_json::to_string(v).unwrap_or_default()
+    }
+
+    #[test]
+    fn plain_fields_read_as_the_walk() {
+        for (roce, idle) in [(false, false), (true, false), (false, true)] {
+            let mut i = Interface::new("Ethernet1/1", "ethernet");
+            i.roce = roce;
+            i.idle = idle;
+            for key in ["name", "kind", "roce", "idle"] {
+                let fast = plain_field(&i, key);
+                let walk = fields::named_field(&i, key);
+                assert!(fast.is_some(), "{key}");
+                assert_eq!(fast, walk, "{key}");
+                let json = |v: Option<(&str, Value)>| v.map(|(_, v)| json(&v));
+                assert_eq!(
+                    json(plain_field(&i, key)),
+                    json(fields::named_field(&i, key))
+                );
+            }
+        }
+        assert!(plain_field(&Interface::new("e", "ethernet"), "mtu").is_none());
     }
 
     #[test]
