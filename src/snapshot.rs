@@ -693,13 +693,10 @@ const COMMAND_KEYS: &[&str] = &[
 ];
 
 /// The keys of a `device.toml` that it does not know: (key, where, byte offset of the key).
-fn unknown_device_keys(text: &str) -> Vec<(String, String, usize)> {
-    use toml::de::{DeTable, DeValue};
-    let Ok(doc) = DeTable::parse(text) else {
-        return Vec::new();
-    };
+fn unknown_device_keys(doc: &toml::de::DeTable) -> Vec<(String, String, usize)> {
+    use toml::de::DeValue;
     let mut out = Vec::new();
-    for (k, v) in doc.get_ref().iter() {
+    for (k, v) in doc.iter() {
         let key: &str = k.get_ref();
         if !DEVICE_KEYS.contains(&key) {
             out.push((key.to_string(), "at the top".into(), k.span().start));
@@ -747,11 +744,16 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
             None => read_text(&toml_path),
         };
         match text {
-            Ok(text) => match toml::from_str::<DeviceToml>(&text) {
-                Ok(m) => {
+            // Parsed once: the unknown keys are read from the same document.
+            Ok(text) => match toml::de::DeTable::parse(&text).and_then(|doc| {
+                let unknown = unknown_device_keys(doc.get_ref());
+                serde::Deserialize::deserialize(toml::de::Deserializer::from(doc))
+                    .map(|m: DeviceToml| (m, unknown))
+            }) {
+                Ok((m, unknown)) => {
                     meta = m;
                     redact_meta(&mut meta);
-                    for (key, at, offset) in unknown_device_keys(&text) {
+                    for (key, at, offset) in unknown {
                         let (line, col) = line_col(&text, offset);
                         notices.push(Notice {
                             device: Some(dev.name.clone()),

@@ -76,8 +76,8 @@ fn view(devices: &Devices, at: At) -> Value {
         devices: devices.clone(),
         at,
         fields: OnceLock::new(),
-        // Room for the fields the rules of one object usually read, allocated once.
-        read: Mutex::new(Vec::with_capacity(8)),
+        // Allocated on the first field kept (device rules mostly read plain port fields).
+        read: Mutex::new(Vec::new()),
     })
 }
 
@@ -106,15 +106,18 @@ impl View {
             )),
             At::Head(_) if key == INTERFACES => None,
             At::Head(di) | At::Full(di) => fields::named_field(&self.devices[di], key),
-            At::Iface(di, ii) => {
-                let i = &self.devices[di].interfaces[ii];
-                plain_field(i, key).or_else(|| fields::named_field(i, key))
-            }
+            At::Iface(di, ii) => fields::named_field(&self.devices[di].interfaces[ii], key),
         }
     }
 
     /// [`View::read`], once per key and view: rules of one object read the same fields.
     fn cached(&self, key: &str) -> Option<Value> {
+        // A plain field costs less to read again than to keep.
+        if let At::Iface(di, ii) = self.at
+            && let Some((_, v)) = plain_field(&self.devices[di].interfaces[ii], key)
+        {
+            return Some(v);
+        }
         let mut read = self.read.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, v)) = read.iter().find(|(k, _)| k == key) {
             return v.clone();

@@ -21,8 +21,9 @@ fn iface<'d>(dev: &'d mut Device, name: &str) -> &'d mut Interface {
     dev.iface(name, if_kind(name))
 }
 
-/// The interface a header record names (one capture per interface family).
-fn header_name(o: &Output, r: &crate::parser::Record) -> Option<String> {
+/// The interface a header record names (one capture per interface family), written into
+/// `name` (one buffer for every header of the output).
+fn header_name<'n>(o: &Output, r: &crate::parser::Record, name: &'n mut String) -> Option<&'n str> {
     let p = &o.parsed;
     for (cap, family) in [
         ("eth", "Ethernet"),
@@ -33,7 +34,10 @@ fn header_name(o: &Output, r: &crate::parser::Record) -> Option<String> {
         ("nve", "nve"),
     ] {
         if let Some(v) = p.get(r, cap) {
-            return Some(format!("{family}{v}"));
+            name.clear();
+            name.push_str(family);
+            name.push_str(v);
+            return Some(name);
         }
     }
     None
@@ -54,19 +58,20 @@ fn show_interface(dev: &mut Device, o: &Output) {
     dev.interfaces.reserve(headers.min(room));
     // Index of the interface the current block describes (records follow their header).
     let mut cur: Option<usize> = None;
+    let mut name_buf = String::new();
     for r in &p.records {
         let src = o.src(r.line);
         let kind = p.kind(r);
         if kind == "header" {
             cur = None;
-            let Some(name) = header_name(o, r) else {
+            let Some(name) = header_name(o, r, &mut name_buf) else {
                 continue;
             };
             let state = p.get(r, "state").unwrap_or("");
             let admin_down = state == "administratively down"
                 || p.get(r, "why")
                     .is_some_and(|w| w.eq_ignore_ascii_case("administratively down"));
-            let Some(idx) = dev.iface_slot(&name, if_kind(&name)) else {
+            let Some(idx) = dev.iface_slot(name, if_kind(name)) else {
                 continue;
             };
             let i = &mut dev.interfaces[idx];
