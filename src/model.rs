@@ -293,8 +293,9 @@ pub struct Interface {
     /// its LLDP may advertise as the port id.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alias: Field<String>,
-    /// ethernet | port-channel | vlan | loopback | mgmt | tunnel | other
-    pub kind: String,
+    /// ethernet | port-channel | vlan | loopback | mgmt | tunnel | other (one of these names
+    /// is not copied per port; any other text is owned).
+    pub kind: std::borrow::Cow<'static, str>,
     /// Where the interface is defined (header line). Set it with
     /// [`Interface::set_defined_at`]: its queues and groups may cite it ([`Src::port_line`]).
     #[serde(skip_serializing_if = "port_line_noted")]
@@ -1103,11 +1104,30 @@ pub fn push_slim<T>(v: &mut Vec<T>, item: T) {
     v.push(item);
 }
 
+/// A port kind: one of the usual names, borrowed; anything else, copied.
+pub fn kind_name(kind: &str) -> std::borrow::Cow<'static, str> {
+    const KINDS: [&str; 9] = [
+        "ethernet",
+        "port-channel",
+        "vlan",
+        "loopback",
+        "mgmt",
+        "tunnel",
+        "other",
+        "bond",
+        "infiniband",
+    ];
+    match KINDS.iter().find(|k| **k == kind) {
+        Some(k) => std::borrow::Cow::Borrowed(k),
+        None => std::borrow::Cow::Owned(kind.to_string()),
+    }
+}
+
 impl Interface {
     pub fn new(name: &str, kind: &str) -> Self {
         Interface {
             name: name.to_string(),
-            kind: kind.to_string(),
+            kind: kind_name(kind),
             ..Default::default()
         }
     }

@@ -453,7 +453,7 @@ pub fn serialize_ports<S: serde::Serializer>(ports: &[Interface], s: S) -> Resul
     for i in ports {
         let as_switch = fill
             .switch
-            .filter(|_| matches!(i.kind.as_str(), "ethernet" | "port-channel"));
+            .filter(|_| matches!(&*i.kind, "ethernet" | "port-channel"));
         let as_host = fill.host_rdma && i.rdma.is_some();
         if as_switch.is_none() && !as_host {
             seq.serialize_element(i)?;

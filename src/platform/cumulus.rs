@@ -218,10 +218,10 @@ fn link_macs(dev: &mut Device, o: &Output) {
         let info_kind = l.at(&["linkinfo", "info_kind"]).and_then(Node::as_str);
         let kind = match (known_kind, info_kind) {
             (Some(i), _) => i.kind.clone(),
-            (None, Some("bond")) => "port-channel".to_string(),
-            (None, _) => kind_of(&name, None).to_string(),
+            (None, Some("bond")) => "port-channel".into(),
+            (None, _) => crate::model::kind_name(kind_of(&name, None)),
         };
-        if !matches!(kind.as_str(), "ethernet" | "port-channel") {
+        if !matches!(&*kind, "ethernet" | "port-channel") {
             continue;
         }
         let perm = l

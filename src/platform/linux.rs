@@ -257,7 +257,7 @@ fn netdevs_json(dev: &mut Device, o: &Output) {
             .map(|a| a.iter().filter_map(Node::as_str).collect())
             .unwrap_or_default();
         let i = dev.iface(name, kind);
-        i.kind = kind.to_string();
+        i.kind = crate::model::kind_name(kind);
         i.set_defined_at(o.src(name_line));
         if let Some(f) = flags_node {
             i.admin_up = known(flags.contains(&"UP"), &o.src(f.line));
@@ -342,7 +342,7 @@ fn netdevs_text(dev: &mut Device, o: &Output) {
             .and_then(crate::text::mac);
         let kind = text_kind(name, lower, &flags, link_type);
         let i = dev.iface(name, kind);
-        i.kind = kind.to_string();
+        i.kind = crate::model::kind_name(kind);
         i.set_defined_at(src.clone());
         i.admin_up = known(flags.contains(&"UP"), &src);
         if let Some(up) = oper_from(p.get(r, "state"), &flags) {

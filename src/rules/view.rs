@@ -174,7 +174,7 @@ impl Object for View {
 fn plain_field(i: &crate::model::Interface, key: &str) -> Option<(&'static str, Value)> {
     Some(match key {
         "name" => ("name", Value::from(i.name.as_str())),
-        "kind" => ("kind", Value::from(i.kind.as_str())),
+        "kind" => ("kind", Value::from(&*i.kind)),
         "roce" => ("roce", Value::from(i.roce)),
         "idle" => ("idle", Value::from(i.idle)),
         _ => return None,

@@ -114,7 +114,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Cfg) -> PortProfiles {
         let kind = super::kind_of(&f.name, f.typ.as_ref().map(|t| t.v.as_str()));
         let par = parent.get(f.name.as_str()).copied();
         let i = dev.iface(&f.name, kind);
-        i.kind = kind.to_string();
+        i.kind = crate::model::kind_name(kind);
         i.set_defined_at(f.src.clone());
         i.admin_up = match &f.admin_up {
             Some(a) => known(a.v, &a.src),

@@ -43,7 +43,7 @@ pub(super) fn show_interfaces(dev: &mut Device, o: &Output) {
                 };
                 if let Some(m) = p.num::<u32>(r, "mtu") {
                     fill(&mut i.mtu_raw, known(m, &src));
-                    if matches!(i.kind.as_str(), "ethernet" | "port-channel") {
+                    if matches!(&*i.kind, "ethernet" | "port-channel") {
                         fill(&mut i.mtu, known(m.saturating_sub(14), &src));
                     }
                 }

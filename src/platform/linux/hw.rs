@@ -78,7 +78,7 @@ pub fn ethtool_driver(dev: &mut Device, o: &Output) {
     };
     let i = dev.iface(&name, kind);
     if kind != "ethernet" && i.kind == "ethernet" {
-        i.kind = kind.to_string();
+        i.kind = crate::model::kind_name(kind);
     }
     let n = nic_of(i);
     for r in &p.records {

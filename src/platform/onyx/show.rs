@@ -13,7 +13,7 @@ use crate::platform::{Output, util};
 fn qos_ports(dev: &mut Device) -> impl Iterator<Item = &mut Interface> {
     dev.interfaces
         .iter_mut()
-        .filter(|i| matches!(i.kind.as_str(), "ethernet" | "port-channel"))
+        .filter(|i| matches!(&*i.kind, "ethernet" | "port-channel"))
 }
 
 fn iface<'d>(dev: &'d mut Device, raw: &str) -> &'d mut Interface {

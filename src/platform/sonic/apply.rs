@@ -189,7 +189,7 @@ fn ports(dev: &mut Device, db: &Db) -> BTreeMap<String, Src> {
         let internal = e.get("role").is_some_and(|r| r.v != "Ext");
         let kind = if internal { "other" } else { kind_of(&name) };
         let i = dev.iface(&name, kind);
-        i.kind = kind.to_string();
+        i.kind = crate::model::kind_name(kind);
         i.set_defined_at(e.src.clone());
         admin_mtu(i, e);
         // the front-panel name (`etp1`, `fortyGigE0/0`) LLDP advertises as the port id
