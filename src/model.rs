@@ -281,72 +281,44 @@ pub struct DeviceQos {
     pub policies: Vec<String>,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+/// A port of a device. Serialized through [`InterfaceSer`] (the classification fields of
+/// [`PortQos`] in their place among the others).
+#[derive(Debug, Clone, Default)]
 pub struct Interface {
     /// Canonical full name (NX-OS `Ethernet1/1`, EOS `Ethernet1`, Linux `eth2`).
     pub name: String,
     /// Hardware (MAC) address as the device reports it, lowercase `aa:bb:cc:dd:ee:ff` (for a
     /// bond member, its permanent address): what an LLDP port id of subtype MAC names.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mac: Field<String>,
     /// Another name the device gives the port (SONiC `PORT.<name>.alias`, e.g. `etp1`), which
     /// its LLDP may advertise as the port id.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub alias: Field<String>,
     /// ethernet | port-channel | vlan | loopback | mgmt | tunnel | other (one of these names
     /// is not copied per port; any other text is owned).
     pub kind: std::borrow::Cow<'static, str>,
     /// Where the interface is defined (header line). Set it with
     /// [`Interface::set_defined_at`]: its queues and groups may cite it ([`Src::port_line`]).
-    #[serde(skip_serializing_if = "port_line_noted")]
     pub defined_at: Option<Src>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub admin_up: Field<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub oper_up: Field<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub speed_gbps: Field<f64>,
     /// MTU normalized to the IP MTU.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mtu: Field<u32>,
     /// MTU as the device states it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mtu_raw: Field<u32>,
     /// Members of a LAG (on the LAG interface).
     pub lag_members: Vec<String>,
     /// The LAG this port belongs to.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lag_parent: Option<String>,
     /// Switchport (L2) vs routed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub switchport: Field<bool>,
-    /// dscp | pcp | both | port
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub trust: Field<String>,
-    /// 64 entries: DSCP value -> traffic class (host: priority).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dscp_to_tc: Field<Vec<u8>>,
-    /// 8 entries: 802.1p priority (PCP) of a tagged frame -> traffic class (host: priority),
-    /// where the platform states or documents one; what rules read where the port trusts PCP.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pcp_to_tc: Field<Vec<u8>>,
-    /// 8 entries: traffic class -> egress queue.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tc_to_queue: Field<Vec<u8>>,
-    /// 8 entries: traffic class -> priority group.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tc_to_pg: Field<Vec<u8>>,
-    /// 8 entries: traffic class -> PFC priority (the priority paused for this TC).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tc_to_pfc_priority: Field<Vec<u8>>,
+    /// The port's classification: trust and its QoS maps ([`PortQos`]), one copy per distinct
+    /// value on a device (a port written by no QoS setting holds none).
+    pub qos: part::Part<PortQos>,
     /// The same maps entry by entry with where each entry comes from, plus PCP → TC and PFC
     /// priority → queue (`maps::complete` fills what the platform did not); shown only by the
     /// model with sources (`audit --format model`).
-    #[serde(skip_serializing_if = "maps::Shared::hidden")]
     pub maps: maps::Shared,
-    /// DSCP values that a policy on this interface rewrites to another value.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dscp_rewrites: Field<Vec<u8>>,
     pub pfc: part::Part<Pfc>,
     pub link_pause: part::Part<LinkPause>,
     /// Egress queues 0..7 (always 8 entries; unknown fields left out; stored once written).
@@ -354,20 +326,15 @@ pub struct Interface {
     /// Priority groups 0..7 (always 8 entries; stored once written).
     pub pgs: eight::Eight<PriorityGroup>,
     /// Configured cable length in metres (what the buffer calculation uses).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cable_m: Field<f64>,
     pub watchdog: part::Part<Watchdog>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lldp_neighbor: Option<Box<LldpNeighbor>>,
     /// Switch port counters as last read (cumulative): what probes subtract before and after.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub counters: Option<Box<PortCounters>>,
     /// RDMA/RoCE facts for host netdevs backed by an RDMA device.
     /// Boxed, as `nic`: most ports have neither, and inline they were over half of every port.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub rdma: Option<Box<Rdma>>,
     /// Hardware facts of a host NIC: PCIe function, NUMA node, PCIe link, counters.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub nic: Option<Box<Nic>>,
     /// Engine-computed: this port is expected to carry RoCE (see `fabric::mark_roce_ports`).
     pub roce: bool,
@@ -375,19 +342,166 @@ pub struct Interface {
     /// links, so it is not audited as a RoCE port (reported by TOPO005).
     pub idle: bool,
     /// Engine-computed: the LLDP neighbor's system name is a device of the snapshot.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lldp_in_fabric: Option<bool>,
     /// Engine-computed: the LLDP neighbor resolved to "device:interface" (canonical names).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lldp_peer: Option<String>,
     /// Engine-computed: how the neighbor's advertised port was matched to a port of the peer
     /// (`name`, `short-name`, `alias`, `mac`, `description`); absent when nothing matched (the
     /// advertised name is then kept as it is, and TOPO001/TOPO003 judge it).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub lldp_matched_by: Option<String>,
     /// Engine-computed: the peer the cabling plan (fabric.toml) gives, as "device:interface".
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub planned_peer: Option<String>,
+}
+
+/// A port's classification and QoS maps: how it trusts, and how DSCP and PCP reach traffic
+/// classes, queues, priority groups and PFC priorities. Most ports of a device hold them equal
+/// (one QoS policy), so a port holds one shared copy ([`part::Part`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PortQos {
+    /// dscp | pcp | both | port
+    pub trust: Field<String>,
+    /// 64 entries: DSCP value -> traffic class (host: priority).
+    pub dscp_to_tc: Field<Vec<u8>>,
+    /// 8 entries: 802.1p priority (PCP) of a tagged frame -> traffic class (host: priority),
+    /// where the platform states or documents one; what rules read where the port trusts PCP.
+    pub pcp_to_tc: Field<Vec<u8>>,
+    /// 8 entries: traffic class -> egress queue.
+    pub tc_to_queue: Field<Vec<u8>>,
+    /// 8 entries: traffic class -> priority group.
+    pub tc_to_pg: Field<Vec<u8>>,
+    /// 8 entries: traffic class -> PFC priority (the priority paused for this TC).
+    pub tc_to_pfc_priority: Field<Vec<u8>>,
+    /// DSCP values that a policy on this interface rewrites to another value.
+    pub dscp_rewrites: Field<Vec<u8>>,
+}
+
+/// [`Interface`] as it serializes: every field in its place, with the classification fields
+/// read from [`Interface::qos`] (derived, so skipped fields and their order are serde's own).
+#[derive(Serialize)]
+#[serde(rename = "Interface")]
+struct InterfaceSer<'a> {
+    name: &'a String,
+    #[serde(skip_serializing_if = "ser::none")]
+    mac: &'a Field<String>,
+    #[serde(skip_serializing_if = "ser::none")]
+    alias: &'a Field<String>,
+    kind: &'a std::borrow::Cow<'static, str>,
+    #[serde(skip_serializing_if = "ser::port_line_noted")]
+    defined_at: &'a Option<Src>,
+    #[serde(skip_serializing_if = "ser::none")]
+    admin_up: &'a Field<bool>,
+    #[serde(skip_serializing_if = "ser::none")]
+    oper_up: &'a Field<bool>,
+    #[serde(skip_serializing_if = "ser::none")]
+    speed_gbps: &'a Field<f64>,
+    #[serde(skip_serializing_if = "ser::none")]
+    mtu: &'a Field<u32>,
+    #[serde(skip_serializing_if = "ser::none")]
+    mtu_raw: &'a Field<u32>,
+    lag_members: &'a Vec<String>,
+    #[serde(skip_serializing_if = "ser::none")]
+    lag_parent: &'a Option<String>,
+    #[serde(skip_serializing_if = "ser::none")]
+    switchport: &'a Field<bool>,
+    #[serde(skip_serializing_if = "ser::none")]
+    trust: &'a Field<String>,
+    #[serde(skip_serializing_if = "ser::none")]
+    dscp_to_tc: &'a Field<Vec<u8>>,
+    #[serde(skip_serializing_if = "ser::none")]
+    pcp_to_tc: &'a Field<Vec<u8>>,
+    #[serde(skip_serializing_if = "ser::none")]
+    tc_to_queue: &'a Field<Vec<u8>>,
+    #[serde(skip_serializing_if = "ser::none")]
+    tc_to_pg: &'a Field<Vec<u8>>,
+    #[serde(skip_serializing_if = "ser::none")]
+    tc_to_pfc_priority: &'a Field<Vec<u8>>,
+    #[serde(skip_serializing_if = "ser::maps_hidden")]
+    maps: &'a maps::Shared,
+    #[serde(skip_serializing_if = "ser::none")]
+    dscp_rewrites: &'a Field<Vec<u8>>,
+    pfc: &'a part::Part<Pfc>,
+    link_pause: &'a part::Part<LinkPause>,
+    queues: &'a eight::Eight<Queue>,
+    pgs: &'a eight::Eight<PriorityGroup>,
+    #[serde(skip_serializing_if = "ser::none")]
+    cable_m: &'a Field<f64>,
+    watchdog: &'a part::Part<Watchdog>,
+    #[serde(skip_serializing_if = "ser::none")]
+    lldp_neighbor: &'a Option<Box<LldpNeighbor>>,
+    #[serde(skip_serializing_if = "ser::none")]
+    counters: &'a Option<Box<PortCounters>>,
+    #[serde(skip_serializing_if = "ser::none")]
+    rdma: &'a Option<Box<Rdma>>,
+    #[serde(skip_serializing_if = "ser::none")]
+    nic: &'a Option<Box<Nic>>,
+    roce: &'a bool,
+    idle: &'a bool,
+    #[serde(skip_serializing_if = "ser::none")]
+    lldp_in_fabric: &'a Option<bool>,
+    #[serde(skip_serializing_if = "ser::none")]
+    lldp_peer: &'a Option<String>,
+    #[serde(skip_serializing_if = "ser::none")]
+    lldp_matched_by: &'a Option<String>,
+    #[serde(skip_serializing_if = "ser::none")]
+    planned_peer: &'a Option<String>,
+}
+
+impl Serialize for Interface {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        InterfaceSer {
+            name: &self.name,
+            mac: &self.mac,
+            alias: &self.alias,
+            kind: &self.kind,
+            defined_at: &self.defined_at,
+            admin_up: &self.admin_up,
+            oper_up: &self.oper_up,
+            speed_gbps: &self.speed_gbps,
+            mtu: &self.mtu,
+            mtu_raw: &self.mtu_raw,
+            lag_members: &self.lag_members,
+            lag_parent: &self.lag_parent,
+            switchport: &self.switchport,
+            trust: &self.qos.trust,
+            dscp_to_tc: &self.qos.dscp_to_tc,
+            pcp_to_tc: &self.qos.pcp_to_tc,
+            tc_to_queue: &self.qos.tc_to_queue,
+            tc_to_pg: &self.qos.tc_to_pg,
+            tc_to_pfc_priority: &self.qos.tc_to_pfc_priority,
+            maps: &self.maps,
+            dscp_rewrites: &self.qos.dscp_rewrites,
+            pfc: &self.pfc,
+            link_pause: &self.link_pause,
+            queues: &self.queues,
+            pgs: &self.pgs,
+            cable_m: &self.cable_m,
+            watchdog: &self.watchdog,
+            lldp_neighbor: &self.lldp_neighbor,
+            counters: &self.counters,
+            rdma: &self.rdma,
+            nic: &self.nic,
+            roce: &self.roce,
+            idle: &self.idle,
+            lldp_in_fabric: &self.lldp_in_fabric,
+            lldp_peer: &self.lldp_peer,
+            lldp_matched_by: &self.lldp_matched_by,
+            planned_peer: &self.planned_peer,
+        }
+        .serialize(s)
+    }
+}
+
+/// The `skip_serializing_if` tests of [`InterfaceSer`]'s borrowed fields.
+mod ser {
+    pub(super) fn none<T>(v: &&Option<T>) -> bool {
+        v.is_none()
+    }
+    pub(super) fn port_line_noted(v: &&Option<super::Src>) -> bool {
+        super::port_line_noted(v)
+    }
+    pub(super) fn maps_hidden(v: &&super::maps::Shared) -> bool {
+        v.hidden()
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

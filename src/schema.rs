@@ -24,13 +24,13 @@ pub fn full_interface() -> Interface {
     i.lag_members = vec!["x".into()];
     i.lag_parent = Some("x".into());
     i.switchport = s(false);
-    i.trust = s("dscp".into());
-    i.dscp_to_tc = s(vec![0; 64]);
-    i.pcp_to_tc = s(vec![0; 8]);
-    i.tc_to_queue = s(vec![0; 8]);
-    i.tc_to_pg = s(vec![0; 8]);
-    i.tc_to_pfc_priority = s(vec![0; 8]);
-    i.dscp_rewrites = s(vec![]);
+    i.qos.trust = s("dscp".into());
+    i.qos.dscp_to_tc = s(vec![0; 64]);
+    i.qos.pcp_to_tc = s(vec![0; 8]);
+    i.qos.tc_to_queue = s(vec![0; 8]);
+    i.qos.tc_to_pg = s(vec![0; 8]);
+    i.qos.tc_to_pfc_priority = s(vec![0; 8]);
+    i.qos.dscp_rewrites = s(vec![]);
     i.pfc = Pfc {
         mode: s("on".into()),
         priorities: s(vec![3]),

@@ -392,21 +392,29 @@ pub fn complete(i: &mut Interface, notes: &Notes) {
     }
     let m = &mut i.maps;
     if m.dscp_to_tc.is_empty() {
-        m.dscp_to_tc = QosMap::of_field(&i.dscp_to_tc, 64, why(&i.dscp_to_tc, notes.dscp_to_tc));
+        m.dscp_to_tc = QosMap::of_field(
+            &i.qos.dscp_to_tc,
+            64,
+            why(&i.qos.dscp_to_tc, notes.dscp_to_tc),
+        );
     }
     if m.tc_to_queue.is_empty() {
-        m.tc_to_queue = QosMap::of_field(&i.tc_to_queue, 8, why(&i.tc_to_queue, notes.tc_to_queue));
+        m.tc_to_queue = QosMap::of_field(
+            &i.qos.tc_to_queue,
+            8,
+            why(&i.qos.tc_to_queue, notes.tc_to_queue),
+        );
     }
     if m.tc_to_pg.is_empty() {
-        m.tc_to_pg = QosMap::of_field(&i.tc_to_pg, 8, why(&i.tc_to_pg, notes.tc_to_pg));
+        m.tc_to_pg = QosMap::of_field(&i.qos.tc_to_pg, 8, why(&i.qos.tc_to_pg, notes.tc_to_pg));
     }
     if m.tc_to_pfc_priority.is_empty() {
-        let note = why(&i.tc_to_pfc_priority, notes.tc_to_pfc_priority);
-        m.tc_to_pfc_priority = QosMap::of_field(&i.tc_to_pfc_priority, 8, note);
+        let note = why(&i.qos.tc_to_pfc_priority, notes.tc_to_pfc_priority);
+        m.tc_to_pfc_priority = QosMap::of_field(&i.qos.tc_to_pfc_priority, 8, note);
     }
     if m.pcp_to_tc.is_empty() {
-        m.pcp_to_tc = match &i.pcp_to_tc {
-            Some(_) => QosMap::of_field(&i.pcp_to_tc, 8, notes.pcp_to_tc),
+        m.pcp_to_tc = match &i.qos.pcp_to_tc {
+            Some(_) => QosMap::of_field(&i.qos.pcp_to_tc, 8, notes.pcp_to_tc),
             None => QosMap::unknown(8, notes.pcp_to_tc.unwrap_or(NO_FILE)),
         };
     }
@@ -415,7 +423,7 @@ pub fn complete(i: &mut Interface, notes: &Notes) {
             QosMap::unknown(8, notes.pfc_priority_to_queue.unwrap_or(NO_FILE));
     }
     if m.tc_to_dscp.is_empty() {
-        m.tc_to_dscp = tc_to_dscp_of(&i.dscp_rewrites, notes.tc_to_dscp);
+        m.tc_to_dscp = tc_to_dscp_of(&i.qos.dscp_rewrites, notes.tc_to_dscp);
     }
 }
 
@@ -547,7 +555,7 @@ mod tests {
         let mut ports: Vec<Interface> = (0..3)
             .map(|n| Interface::new(&format!("Ethernet1/{n}"), "ethernet"))
             .collect();
-        ports[2].tc_to_queue = known(vec![1; 8], &src);
+        ports[2].qos.tc_to_queue = known(vec![1; 8], &src);
         for i in ports.iter_mut() {
             complete(i, &Notes::default());
         }
@@ -572,7 +580,7 @@ mod tests {
         let file: Arc<str> = Arc::from("c");
         let src = Src::new(&file, 3);
         let mut i = Interface::new("et-0/0/0", "ethernet");
-        i.tc_to_queue = known(vec![0; 8], &src);
+        i.qos.tc_to_queue = known(vec![0; 8], &src);
         i.maps.pfc_priority_to_queue = QosMap {
             entries: vec![MapEntry::config(3, 4, &src)],
             note: None,

@@ -107,7 +107,12 @@ macro_rules! blank_is_default {
         }
     )*};
 }
-blank_is_default!(super::Pfc, super::LinkPause, super::Watchdog);
+blank_is_default!(
+    super::Pfc,
+    super::LinkPause,
+    super::Watchdog,
+    super::PortQos
+);
 
 /// Let the ports whose part (read by `get`) equals another port's share that port's copy.
 pub fn share<P, T: Blank>(ports: &mut [P], get: impl Fn(&mut P) -> &mut Part<T>) {

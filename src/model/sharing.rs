@@ -21,7 +21,7 @@
 //! copies are equal and every output is as before.
 
 use super::maps::QosMaps;
-use super::{Interface, LinkPause, Pfc, PriorityGroup, Queue, Src, Watchdog};
+use super::{Interface, LinkPause, Pfc, PortQos, PriorityGroup, Queue, Src, Watchdog};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -34,6 +34,7 @@ pub struct Sharing {
     pfc: Vec<Arc<Pfc>>,
     link_pause: Vec<Arc<LinkPause>>,
     watchdog: Vec<Arc<Watchdog>>,
+    qos: Vec<Arc<PortQos>>,
 }
 
 /// A device has few distinct queue or group settings (one per policy); past this many the
@@ -68,6 +69,7 @@ impl Sharing {
         port.link_pause
             .fold_into(&mut self.link_pause, MAX_DISTINCT);
         port.watchdog.fold_into(&mut self.watchdog, MAX_DISTINCT);
+        port.qos.fold_into(&mut self.qos, MAX_DISTINCT);
     }
 }
 

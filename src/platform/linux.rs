@@ -633,10 +633,10 @@ fn mlnx_qos(dev: &mut Device, o: &Output) {
             }
             "trust" => {
                 if let Some(t @ ("dscp" | "pcp")) = p.get(r, "trust") {
-                    i.trust = known(t.to_string(), &src);
+                    i.qos.trust = known(t.to_string(), &src);
                     // Trusting PCP, a ConnectX port takes a tagged frame's 802.1p priority as
                     // its priority: mlnx_qos has no PCP map to set, only `--trust pcp` [I].
-                    i.pcp_to_tc = if t == "pcp" {
+                    i.qos.pcp_to_tc = if t == "pcp" {
                         default_of(crate::platform::util::identity8(), Some(&src))
                     } else {
                         None
@@ -712,7 +712,7 @@ fn mlnx_qos(dev: &mut Device, o: &Output) {
     }
     if let Some(src) = dscp_src {
         // DSCPs missing from the listing are back at the default, priority 0
-        i.dscp_to_tc = known(dscp, &src);
+        i.qos.dscp_to_tc = known(dscp, &src);
     }
     if let Some(src) = tc_src {
         let r = rdma_of(i);

@@ -66,7 +66,8 @@ fn lossless_dscps(a: &Audit) -> std::collections::BTreeMap<(String, String), Vec
     let mut out = std::collections::BTreeMap::new();
     for d in a.fabric.devices.iter().filter(|d| d.is_switch) {
         for i in d.interfaces.iter().filter(|i| i.roce) {
-            let (Some(to_tc), Some(to_prio)) = (&i.dscp_to_tc, &i.tc_to_pfc_priority) else {
+            let (Some(to_tc), Some(to_prio)) = (&i.qos.dscp_to_tc, &i.qos.tc_to_pfc_priority)
+            else {
                 continue;
             };
             let set: Vec<u8> = (0u8..64)

@@ -183,8 +183,8 @@ fn port_policy(
     };
     let (to_tc, to_prio) = match port {
         Some(i) => (
-            map(i.dscp_to_tc.as_ref()),
-            map(i.tc_to_pfc_priority.as_ref()),
+            map(i.qos.dscp_to_tc.as_ref()),
+            map(i.qos.tc_to_pfc_priority.as_ref()),
         ),
         None => (Vec::new(), Vec::new()),
     };

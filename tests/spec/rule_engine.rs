@@ -36,15 +36,15 @@ fn switch_port(name: &str) -> Interface {
     i.speed_gbps = k(100.0);
     i.mtu = k(9216);
     i.mtu_raw = k(9216);
-    i.trust = k("dscp".into());
+    i.qos.trust = k("dscp".into());
     let mut map = vec![0u8; 64];
     map[26] = 3;
     map[48] = 6;
-    i.dscp_to_tc = k(map);
-    i.tc_to_queue = k((0..8).collect());
-    i.tc_to_pg = k((0..8).collect());
-    i.tc_to_pfc_priority = k((0..8).collect());
-    i.dscp_rewrites = k(vec![]);
+    i.qos.dscp_to_tc = k(map);
+    i.qos.tc_to_queue = k((0..8).collect());
+    i.qos.tc_to_pg = k((0..8).collect());
+    i.qos.tc_to_pfc_priority = k((0..8).collect());
+    i.qos.dscp_rewrites = k(vec![]);
     lossless_on_priority_3(&mut i);
     for q in i.queues.iter_mut() {
         q.scheduler = k("dwrr".into());
@@ -88,8 +88,8 @@ fn host_nic(name: &str) -> Interface {
     i.speed_gbps = k(100.0);
     i.mtu = k(9000);
     i.mtu_raw = k(9000);
-    i.trust = k("dscp".into());
-    i.dscp_to_tc = k((0..64u8).map(|d| d >> 3).collect());
+    i.qos.trust = k("dscp".into());
+    i.qos.dscp_to_tc = k((0..64u8).map(|d| d >> 3).collect());
     lossless_on_priority_3(&mut i);
     i.cable_m = k(7.0);
     i.rdma = Some(Box::new(Rdma {
@@ -266,7 +266,7 @@ fn pfc_rules_fire() {
         n.pfc.priorities = k(vec![4]);
     });
     expect_fires("PFC008", |f| {
-        sw(f).tc_to_pfc_priority = k(vec![0, 1, 2, 4, 4, 5, 6, 7])
+        sw(f).qos.tc_to_pfc_priority = k(vec![0, 1, 2, 4, 4, 5, 6, 7])
     });
 }
 
@@ -304,17 +304,17 @@ fn ecn_rules_fire() {
 
 #[test]
 fn dscp_mtu_rules_fire() {
-    expect_fires("DSCP001", |f| nic(f).trust = k("pcp".into()));
-    expect_fires("DSCP002", |f| sw(f).dscp_to_tc = k(vec![0; 64]));
+    expect_fires("DSCP001", |f| nic(f).qos.trust = k("pcp".into()));
+    expect_fires("DSCP002", |f| sw(f).qos.dscp_to_tc = k(vec![0; 64]));
     expect_fires("DSCP003", |f| {
         let mut m = vec![0u8; 64];
         m[26] = 3;
-        sw(f).dscp_to_tc = k(m);
+        sw(f).qos.dscp_to_tc = k(m);
     });
     expect_fires("DSCP004", |f| nic(f).rdma.as_mut().unwrap().cnp_dscp = k(4));
     expect_fires("DSCP005", |f| nic(f).rdma.as_mut().unwrap().roce_tos = k(0));
-    expect_fires("DSCP006", |f| sw(f).dscp_rewrites = k(vec![26]));
-    expect_fires("DSCP008", |f| sw(f).trust = k("pcp".into()));
+    expect_fires("DSCP006", |f| sw(f).qos.dscp_rewrites = k(vec![26]));
+    expect_fires("DSCP008", |f| sw(f).qos.trust = k("pcp".into()));
     expect_fires("MTU001", |f| sw(f).mtu = k(1500));
     expect_fires("MTU002", |f| nic(f).mtu = k(1500));
     expect_fires("MTU003", |f| f.devices[0].interfaces[0].mtu = k(1500));
@@ -598,8 +598,8 @@ fn jvd_port(i: &mut Interface) {
     let mut map = vec![0u8; 64];
     map[26] = 4;
     map[48] = 3;
-    i.dscp_to_tc = k(map);
-    i.tc_to_pfc_priority = k(vec![0, 1, 2, 3, 3, 5, 6, 7]);
+    i.qos.dscp_to_tc = k(map);
+    i.qos.tc_to_pfc_priority = k(vec![0, 1, 2, 3, 3, 5, 6, 7]);
     i.queues[4] = i.queues[3].clone();
     i.queues[4].id = 4;
     i.queues[3] = Queue {
@@ -637,7 +637,7 @@ fn rules_read_class_queue_pg_and_pfc_priority_through_the_maps() {
     // queue, the class's PG, and a CNP sharing the RoCE class.
     let h = expect_fires("DSCP002", |f| {
         jvd_port(sw(f));
-        sw(f).tc_to_pfc_priority = k(vec![0, 1, 2, 3, 4, 5, 6, 7]);
+        sw(f).qos.tc_to_pfc_priority = k(vec![0, 1, 2, 3, 4, 5, 6, 7]);
     });
     assert!(h[0].message.contains("PFC priority 4"), "{}", h[0].message);
     let h = expect_fires("ECN001", |f| {
@@ -660,7 +660,7 @@ fn rules_read_class_queue_pg_and_pfc_priority_through_the_maps() {
         let mut m = vec![0u8; 64];
         m[26] = 4;
         m[48] = 4;
-        sw(f).dscp_to_tc = k(m);
+        sw(f).qos.dscp_to_tc = k(m);
     });
     // A declared class is still enforced: policy roce_tc 3 on a port that puts RoCE in TC 4.
     let h = expect_fires("DSCP002", |f| {

@@ -184,9 +184,9 @@ pub(super) fn apply(dev: &mut Device, cfg: &Cfg) -> PortProfiles {
 fn forget(i: &mut Interface, family: &str) {
     match family {
         "mapping" => {
-            i.trust = None;
-            i.dscp_to_tc = None;
-            i.dscp_rewrites = None;
+            i.qos.trust = None;
+            i.qos.dscp_to_tc = None;
+            i.qos.dscp_rewrites = None;
         }
         "pfc" => {
             i.pfc = Default::default();
@@ -211,7 +211,7 @@ fn forget(i: &mut Interface, family: &str) {
                 q.weight_pct = None;
             }
         }
-        "remark" => i.dscp_rewrites = None,
+        "remark" => i.qos.dscp_rewrites = None,
         _ => {}
     }
 }
@@ -473,7 +473,7 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
             trust = Some(k(t));
         }
     }
-    i.trust = trust.and_then(V::field);
+    i.qos.trust = trust.and_then(V::field);
 
     // DSCP → switch priority: DSCP/8 by default and under RoCE [V QoS page "Trust DSCP" table,
     // RoCE page].
@@ -489,7 +489,7 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
         map = dscp_map(base, cfg.mapping.get(pm));
     }
     let map_v = map.as_ref().map(|m| m.v.clone());
-    i.dscp_to_tc = map.and_then(V::field);
+    i.qos.dscp_to_tc = map.and_then(V::field);
     // The same entry by entry, and 802.1p → switch priority: the identity by default ("By
     // default 802.1p COS markings are trusted", each PCP to the switch priority of its number [V
     // QoS page "Trust 802.1p"; R the table's identity]).
@@ -514,12 +514,12 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
                 .iter()
                 .filter_map(|n| cfg.mapping.get(*n))
                 .find_map(|m| m.pcp.first().map(|(_, a)| a.src.clone()));
-            i.pcp_to_tc = q.values().and_then(|v| match &first {
+            i.qos.pcp_to_tc = q.values().and_then(|v| match &first {
                 Some(s) => known(v, s),
                 None => default_of(v, Some(dflt_at)),
             });
             i.maps.pcp_to_tc = q;
-        } else if i.dscp_to_tc.as_ref().is_some_and(|f| !f.default) {
+        } else if i.qos.dscp_to_tc.as_ref().is_some_and(|f| !f.default) {
             i.maps.dscp_to_tc = q;
         }
     }
@@ -539,10 +539,10 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
         sptc.src = first.src.clone();
         sptc.dflt = false;
     }
-    i.tc_to_queue = sptc.field();
+    i.qos.tc_to_queue = sptc.field();
     // PFC pauses the switch priority itself; one priority group per switch priority [I].
-    i.tc_to_pfc_priority = default_of(util::identity8(), Some(ifsrc));
-    i.tc_to_pg = default_of(util::identity8(), Some(ifsrc));
+    i.qos.tc_to_pfc_priority = default_of(util::identity8(), Some(ifsrc));
+    i.qos.tc_to_pg = default_of(util::identity8(), Some(ifsrc));
 
     // PFC.
     let legacy = cfg.legacy.is_some() && !nvue;
@@ -845,7 +845,7 @@ fn port_qos(i: &mut Interface, cfg: &Cfg, f: &IfCfg, profs: &BTreeMap<&'static s
     let rm = cfg.remark.get(rm_name);
     let rm_global = cfg.remark.get("default-global");
     let rewrite = rm.and_then(|r| r.rewrite_dscp.as_ref());
-    i.dscp_rewrites = match (rewrite, &map_v) {
+    i.qos.dscp_rewrites = match (rewrite, &map_v) {
         (Some(a), Some(map)) if a.v => {
             let target = |sp: u8| -> u8 {
                 rm.and_then(|r| r.sp_dscp.get(&sp))

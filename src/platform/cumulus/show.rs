@@ -339,7 +339,7 @@ fn roce(dev: &mut Device, o: &Output, all: &[String], ports: Option<&PortProfile
     {
         for name in &map_t {
             if let Some(i) = dev.interface_mut(name) {
-                put(&mut i.trust, t.to_string(), &v.src, v.op);
+                put(&mut i.qos.trust, t.to_string(), &v.src, v.op);
             }
         }
     }
@@ -390,7 +390,7 @@ fn roce(dev: &mut Device, o: &Output, all: &[String], ports: Option<&PortProfile
             // an assumption: it is marked `default` with the first row as its source, so a rule
             // that cites it does not present DSCP 0..63 as read from this text. It is a fact
             // only when the rows cover all 64 DSCPs or patch a map read from a line.
-            let (mut map, assumed) = match (&i.dscp_to_tc, covered >= 64) {
+            let (mut map, assumed) = match (&i.qos.dscp_to_tc, covered >= 64) {
                 (_, true) => (vec![0u8; 64], false),
                 (Some(m), false) if m.value.len() == 64 => (m.value.clone(), m.default),
                 _ => (util::dscp_div8(), true),
@@ -402,7 +402,7 @@ fn roce(dev: &mut Device, o: &Output, all: &[String], ports: Option<&PortProfile
                     }
                 }
             }
-            i.dscp_to_tc = if assumed {
+            i.qos.dscp_to_tc = if assumed {
                 default_of(map, Some(first))
             } else {
                 known(map, first)
@@ -418,7 +418,7 @@ fn roce(dev: &mut Device, o: &Output, all: &[String], ports: Option<&PortProfile
             // the rows patch what is known; RoCE's own map is the base otherwise [V RoCE page]
             // As for the DSCP map: entries no row states come from the base; the map is a
             // fact only when the rows state all 8 switch priorities or the base was read.
-            let (mut map, base_assumed) = match &i.tc_to_queue {
+            let (mut map, base_assumed) = match &i.qos.tc_to_queue {
                 Some(m) if m.value.len() == 8 => (m.value.clone(), m.default),
                 _ if roce_on => (super::apply::roce_sp_tc(), true),
                 _ => (util::identity8(), true),
@@ -442,7 +442,7 @@ fn roce(dev: &mut Device, o: &Output, all: &[String], ports: Option<&PortProfile
                     q.weight_pct = known(w, src);
                 }
             }
-            i.tc_to_queue = if base_assumed && !stated.iter().all(|b| *b) {
+            i.qos.tc_to_queue = if base_assumed && !stated.iter().all(|b| *b) {
                 default_of(map, Some(first))
             } else {
                 known(map, first)
@@ -660,11 +660,11 @@ mod tests {
         );
         let (dev, _) = crate::device::build_device(&parsers, &input);
         let i = dev.interface("swp3").expect("swp3");
-        let d = i.dscp_to_tc.as_ref().expect("dscp map");
+        let d = i.qos.dscp_to_tc.as_ref().expect("dscp map");
         assert!(d.default);
         assert_eq!((d.value[26], d.value[48], d.value[10]), (3, 6, 1));
         assert_eq!(d.src.as_ref().map(|s| s.line), Some(26));
-        let q = i.tc_to_queue.as_ref().expect("tc map");
+        let q = i.qos.tc_to_queue.as_ref().expect("tc map");
         assert!(q.default);
         assert_eq!((q.value[3], q.value[6]), (3, 6));
         assert_eq!(q.src.as_ref().map(|s| s.line), Some(34));

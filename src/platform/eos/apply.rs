@@ -195,8 +195,8 @@ fn egress_rewrite(cfg: &Cfg, i: &mut Interface, dflt: Option<&Src>) {
     );
     let t2d = map.values();
     i.maps.tc_to_dscp = map;
-    let by_policy = val(&i.dscp_rewrites).cloned();
-    i.dscp_rewrites = match (t2d, val(&i.dscp_to_tc), by_policy) {
+    let by_policy = val(&i.qos.dscp_rewrites).cloned();
+    i.qos.dscp_rewrites = match (t2d, val(&i.qos.dscp_to_tc), by_policy) {
         (Some(t2d), Some(d2t), Some(mut hit)) => {
             for d in 0..64u8 {
                 let out = d2t.get(d as usize).and_then(|&tc| t2d.get(tc as usize));
@@ -444,12 +444,12 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
         }
         let dflt = Some(&f.src);
         crate::model::maps::bind(i, || bindings(cfg, f, parent, &stmts, is_switched));
-        i.trust = match &stmts.trust {
+        i.qos.trust = match &stmts.trust {
             Some(t) => known(t.v.clone(), &t.src),
             // EOS: routed ports trust DSCP, switched ports CoS [S RoCEv2 guide].
             None => default_of(if is_switched { "pcp" } else { "dscp" }.to_string(), dflt),
         };
-        i.dscp_to_tc = match &dscp_src {
+        i.qos.dscp_to_tc = match &dscp_src {
             Some(s) => known(dscp_map.clone(), s),
             None => default_of(dscp_map.clone(), dflt),
         };
@@ -459,7 +459,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
         if entries {
             i.maps.dscp_to_tc = global_map(&default_dscp_to_tc(), &cfg.dscp_maps, dflt);
         }
-        i.pcp_to_tc = match &cos_src {
+        i.qos.pcp_to_tc = match &cos_src {
             Some(s) => known(cos_map.clone(), s),
             None => default_of(cos_map.clone(), dflt),
         };
@@ -471,23 +471,24 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             && let Some(pm) = cfg.policy_maps.get(&sp.v)
             && !pm.set_tc.is_empty()
         {
-            i.dscp_to_tc = policy_dscp_to_tc(cfg, pm, &dscp_map).and_then(|m| known(m, &sp.src));
+            i.qos.dscp_to_tc =
+                policy_dscp_to_tc(cfg, pm, &dscp_map).and_then(|m| known(m, &sp.src));
             // The policy's classes decide, entry by entry from the vector (one line: the
             // service-policy).
             if entries {
                 i.maps.dscp_to_tc = QosMap::default();
             }
         }
-        i.tc_to_queue = match &tcq_src {
+        i.qos.tc_to_queue = match &tcq_src {
             Some(s) => known(tc_queue.clone(), s),
             None => default_of(tc_queue.clone(), dflt),
         };
         // No EOS statement remaps TC → PG or TC → PFC priority: traffic class N is paused as
         // priority N when `priority-flow-control priority N no-drop` [I, consistent with the RoCEv2
         // guide].
-        i.tc_to_pg = default_of(util::identity8(), dflt);
-        i.tc_to_pfc_priority = default_of(util::identity8(), dflt);
-        i.dscp_rewrites = match &stmts.service_policy {
+        i.qos.tc_to_pg = default_of(util::identity8(), dflt);
+        i.qos.tc_to_pfc_priority = default_of(util::identity8(), dflt);
+        i.qos.dscp_rewrites = match &stmts.service_policy {
             Some(sp) => match cfg.policy_maps.get(&sp.v) {
                 Some(pm) => {
                     policies.insert(format!("policy-map {}", sp.v));

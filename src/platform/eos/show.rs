@@ -95,7 +95,7 @@ pub(super) fn show_qos_interfaces(dev: &mut Device, o: &Output) {
                     _ => None,
                 };
                 if let Some(m) = mode {
-                    fill(&mut i.trust, known(m.to_string(), &src));
+                    fill(&mut i.qos.trust, known(m.to_string(), &src));
                 }
             }
             "queue" => {

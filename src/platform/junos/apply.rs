@@ -705,7 +705,7 @@ fn port_qos(
     // default DSCP classifier to Layer 3 interfaces and the default IEEE 802.1p classifier to
     // Layer 2 (ethernet-switching) ones [R Junos "Understanding Default CoS Scheduling and
     // Classification"].
-    i.trust = match (dscp_cls, ieee_cls) {
+    i.qos.trust = match (dscp_cls, ieee_cls) {
         _ if e.fixed_fc.is_some() => e.fixed_fc.and_then(|f| known("port".to_string(), &f.src)),
         (Some(d), Some(_)) => known("both".to_string(), &d.src),
         (Some(d), None) => known("dscp".to_string(), &d.src),
@@ -743,15 +743,15 @@ fn port_qos(
         if let Some(m) = &map {
             i.maps.dscp_to_tc = dscp_entries(m, &cl, dflt);
         }
-        i.dscp_to_tc = map.and_then(|m| match &cl.src {
+        i.qos.dscp_to_tc = map.and_then(|m| match &cl.src {
             Some(s) => known(m, s),
             None => default_of(m, dflt),
         });
     }
-    i.tc_to_queue = derived(identity8());
+    i.qos.tc_to_queue = derived(identity8());
     // Junos has no configurable traffic-class → priority-group map: the lossless buffer follows
     // the no-loss class of each queue [I].
-    i.tc_to_pg = derived(identity8());
+    i.qos.tc_to_pg = derived(identity8());
 
     // Per queue: the classes on it (explicit classes replace the defaults on their queue).
     let classes_on = |q: u8| -> Vec<(&String, &FcEff)> {
@@ -799,13 +799,13 @@ fn port_qos(
             "the forwarding class's pfc-priority (DSCP-based PFC), else the queue number".into(),
         ),
     };
-    i.tc_to_pfc_priority = match &pfc_prio_src {
+    i.qos.tc_to_pfc_priority = match &pfc_prio_src {
         Some(s) => known(pfc_prio.clone(), s),
         None => default_of(pfc_prio.clone(), dflt),
     };
 
     // DSCP rewrite on egress: a rewrite rule gives each (class, loss priority) a code point.
-    i.dscp_rewrites = match e.rewrites.get("dscp") {
+    i.qos.dscp_rewrites = match e.rewrites.get("dscp") {
         Some(r) => match cos.rewrites.get(&("dscp".to_string(), r.v.clone())) {
             Some(rule) if !cl.undefined => {
                 let hit: Vec<u8> = (0..64u8)

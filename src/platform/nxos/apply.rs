@@ -743,15 +743,15 @@ fn apply_port_qos(
     crate::model::maps::bind(i, || bindings(cfg, ifc, lag, src));
     let qos_sp = policy_for(cfg, ifc, lag, "qos", "input");
     let c = classification(cfg, resolve(cfg, qos_sp, "qos"), src);
-    i.dscp_to_tc = c.dscp_to_tc;
-    i.pcp_to_tc = c.pcp_to_tc;
+    i.qos.dscp_to_tc = c.dscp_to_tc;
+    i.qos.pcp_to_tc = c.pcp_to_tc;
     i.maps.dscp_to_tc = c.dscp_map;
     i.maps.pcp_to_tc = c.pcp_map;
-    i.trust = c.trust;
-    i.dscp_rewrites = c.rewrites;
-    i.tc_to_queue = derived(identity8());
-    i.tc_to_pg = derived(identity8());
-    i.tc_to_pfc_priority = nq.tc_to_pfc.clone();
+    i.qos.trust = c.trust;
+    i.qos.dscp_rewrites = c.rewrites;
+    i.qos.tc_to_queue = derived(identity8());
+    i.qos.tc_to_pg = derived(identity8());
+    i.qos.tc_to_pfc_priority = nq.tc_to_pfc.clone();
 
     let q_sp = policy_for(cfg, ifc, lag, "queuing", "output");
     apply_queues(cfg, resolve(cfg, q_sp, "queuing"), i);

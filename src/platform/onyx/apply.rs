@@ -337,7 +337,7 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
         (None, Some(s)) => dflt("dscp".to_string(), s),
         (None, None) => dflt("pcp".to_string(), fsrc),
     };
-    i.trust = trust.field();
+    i.qos.trust = trust.field();
 
     // Switch priority → traffic class: identity by default [V: `show qos interface` rewrite
     // table, SP n → TC n]; the RoCE profile's map; then `bind switch-priority` lines.
@@ -370,11 +370,11 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
     };
     // DSCP → switch priority is DSCP / 8 [V: `show qos interface` DSCP mapping, e.g. 24-31 → 3].
     let dscp_to_tc: Vec<u8> = (0..64u8).map(|d| sp_to_tc[(d >> 3) as usize]).collect();
-    i.dscp_to_tc = field_of(dscp_to_tc, &map_src);
+    i.qos.dscp_to_tc = field_of(dscp_to_tc, &map_src);
     let tc_to_sp: Vec<u8> = (0..8u8)
         .map(|t| (0..8u8).find(|sp| sp_to_tc[*sp as usize] == t).unwrap_or(t))
         .collect();
-    i.tc_to_pfc_priority = field_of(tc_to_sp.clone(), &map_src);
+    i.qos.tc_to_pfc_priority = field_of(tc_to_sp.clone(), &map_src);
     // 802.1p → switch priority is the identity [V: `show qos interface` PCP mapping, PCP n →
     // SP n; R], so PCP → TC is SP → TC. Entry by entry, DSCP and PCP cite the `bind
     // switch-priority` line of their switch priority, else the default (the RoCE profile or the
@@ -386,7 +386,7 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
             None => MapEntry::default(from, tc, Some(roce_src.unwrap_or(fsrc))),
         }
     };
-    i.pcp_to_tc = field_of(sp_to_tc.to_vec(), &map_src);
+    i.qos.pcp_to_tc = field_of(sp_to_tc.to_vec(), &map_src);
     i.maps.pcp_to_tc = QosMap {
         entries: (0..8u8).map(|p| sp_entry(p, p)).collect(),
         note: None,
@@ -396,15 +396,15 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
         note: None,
     };
     // Traffic class n is egress queue n; ingress buffers follow the switch priority [I].
-    i.tc_to_queue = default_of(util::identity8(), Some(fsrc));
-    i.tc_to_pg = default_of(util::identity8(), Some(fsrc));
+    i.qos.tc_to_queue = default_of(util::identity8(), Some(fsrc));
+    i.qos.tc_to_pg = default_of(util::identity8(), Some(fsrc));
 
     // DSCP rewrite (off unless configured: `qos rewrite dscp`, NVIDIA Onyx User Manual, QoS
     // Commands, https://docs.nvidia.com/networking/display/onyxv3102202/qos+commands; Mellanox's
     // own mellanox.onyx Ansible collection, onyx_qos: rewrite_dscp "disabled (default)",
     // https://docs.ansible.com/ansible/5/collections/mellanox/onyx/onyx_qos_module.html) rewrites a packet's
     // DSCP from its switch priority, SP n → DSCP 8n [V: `show qos interface` rewrite table].
-    i.dscp_rewrites = match &stmts.rewrite_dscp {
+    i.qos.dscp_rewrites = match &stmts.rewrite_dscp {
         Some(r) if r.v => known((0..64u8).filter(|d| d % 8 != 0).collect(), &r.src),
         Some(r) => known(Vec::new(), &r.src),
         None => default_of(Vec::new(), Some(fsrc)),

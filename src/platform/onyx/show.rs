@@ -151,7 +151,7 @@ pub(super) fn show_roce(dev: &mut Device, o: &Output) {
     let enabled: Vec<u8> = prios.iter().filter(|p| p.1).map(|p| p.0).collect();
     for i in qos_ports(dev) {
         if let Some((t, s)) = &trust {
-            fill(&mut i.trust, known(t.to_string(), s));
+            fill(&mut i.qos.trust, known(t.to_string(), s));
         }
         if let Some((ecn, s)) = &cc_ecn
             && let Some(q) = i.queues.get_mut(roce_tc as usize)
@@ -562,25 +562,25 @@ pub(super) fn qos_interface_json(dev: &mut Device, o: &Output) {
         }
         let i = dev.iface(&cname, kind_of(&cname));
         if let Some((t, tsrc)) = trust {
-            set(&mut i.trust, known(t.to_string(), &tsrc));
+            set(&mut i.qos.trust, known(t.to_string(), &tsrc));
         }
         let full_sp: Option<Vec<u8>> = dscp_sp.iter().copied().collect();
         let full_tc: Option<Vec<u8>> = sp_tc.iter().copied().collect();
         if let (Some(dsp), Some(stc)) = (&full_sp, &full_tc) {
             let map: Vec<u8> = dsp.iter().map(|sp| stc[*sp as usize]).collect();
-            set(&mut i.dscp_to_tc, known(map, &src));
+            set(&mut i.qos.dscp_to_tc, known(map, &src));
             let tc_sp: Vec<u8> = (0..8u8)
                 .map(|t| (0..8u8).find(|sp| stc[*sp as usize] == t).unwrap_or(t))
                 .collect();
-            set(&mut i.tc_to_pfc_priority, known(tc_sp, &src));
+            set(&mut i.qos.tc_to_pfc_priority, known(tc_sp, &src));
             // PCP n is switch priority n (see apply), so PCP → TC is this output's SP → TC.
-            set(&mut i.pcp_to_tc, known(stc.clone(), &src));
+            set(&mut i.qos.pcp_to_tc, known(stc.clone(), &src));
             // The output's table decides: the maps follow the vectors, cited at this output.
             i.maps.dscp_to_tc = Default::default();
             i.maps.pcp_to_tc = Default::default();
         }
         match rewrite_dscp {
-            Some((false, rsrc)) => set(&mut i.dscp_rewrites, known(Vec::new(), &rsrc)),
+            Some((false, rsrc)) => set(&mut i.qos.dscp_rewrites, known(Vec::new(), &rsrc)),
             Some((true, _)) => {
                 // A packet leaves with the DSCP of its switch priority's rewrite entry.
                 if let (Some(dsp), Some(rw)) = (
@@ -590,7 +590,7 @@ pub(super) fn qos_interface_json(dev: &mut Device, o: &Output) {
                     let changed: Vec<u8> = (0..64u8)
                         .filter(|d| rw[dsp[*d as usize] as usize] != *d)
                         .collect();
-                    set(&mut i.dscp_rewrites, known(changed, &src));
+                    set(&mut i.qos.dscp_rewrites, known(changed, &src));
                 }
             }
             None => {}
@@ -647,6 +647,7 @@ pub(super) fn traffic_pool_json(dev: &mut Device, o: &Output) {
     }
     for i in qos_ports(dev) {
         let tc_sp: Vec<u8> = i
+            .qos
             .tc_to_pfc_priority
             .as_ref()
             .map(|f| f.value.clone())

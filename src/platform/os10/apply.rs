@@ -613,7 +613,7 @@ fn apply_os10_qos(
         .find(|q| has_trust(q));
     let tdscp = holder.and_then(|q| q.trust_dscp.as_ref());
     let tdot1p = holder.and_then(|q| q.trust_dot1p.as_ref());
-    i.trust = match (tdscp, tdot1p) {
+    i.qos.trust = match (tdscp, tdot1p) {
         (Some(d), Some(_)) => known("both".to_string(), &d.src),
         (Some(d), None) => known("dscp".to_string(), &d.src),
         (None, Some(p)) => known("pcp".to_string(), &p.src),
@@ -621,7 +621,7 @@ fn apply_os10_qos(
         // class ID 0 to all data traffic" [S: OS10 guide, ingress traffic classification].
         (None, None) => default_of("port".to_string(), hdr),
     };
-    i.dscp_to_tc = match (tdscp, tdot1p) {
+    i.qos.dscp_to_tc = match (tdscp, tdot1p) {
         (Some(d), _) => dscp_map(cfg, &d.v).and_then(|m| known(m, &d.src)),
         // 802.1p trust only: untagged IP carries priority 0, whatever its DSCP [I].
         (None, Some(p)) => dot1p_map(cfg, &p.v)
@@ -633,7 +633,7 @@ fn apply_os10_qos(
     }
     // 802.1p → traffic class: the port's dot1p trust map; with no trust map at all every frame
     // is traffic class 0 (the default above); a port that trusts only DSCP reads no 802.1p.
-    (i.pcp_to_tc, i.maps.pcp_to_tc) = match (tdscp, tdot1p) {
+    (i.qos.pcp_to_tc, i.maps.pcp_to_tc) = match (tdscp, tdot1p) {
         (_, Some(p)) => (
             dot1p_map(cfg, &p.v).and_then(|m| known(m, &p.src)),
             trust_entries(cfg, "dot1p", &p.v, &p.src).unwrap_or_default(),
@@ -642,7 +642,7 @@ fn apply_os10_qos(
         (Some(_), None) => (None, QosMap::default()),
     };
     apply_policy_classification(cfg, f, lag, sys, holder.is_some(), i);
-    i.tc_to_queue = match pick(f, lag, sys, |q| q.qos_map.as_ref()) {
+    i.qos.tc_to_queue = match pick(f, lag, sys, |q| q.qos_map.as_ref()) {
         Some(m) => cfg.tcq_maps.get(&m.v).and_then(|entries| {
             // traffic classes a map does not list keep their default queue [I]
             let mut out = util::identity8();
@@ -660,10 +660,10 @@ fn apply_os10_qos(
     };
     // OS10 gives each lossless network-qos class its own priority group; the model keys
     // priority groups by traffic class [I].
-    i.tc_to_pg = derived(util::identity8());
+    i.qos.tc_to_pg = derived(util::identity8());
 
     // DSCP rewrites by an ingress qos policy.
-    i.dscp_rewrites = match policy(f, lag, sys, "qos", "input") {
+    i.qos.dscp_rewrites = match policy(f, lag, sys, "qos", "input") {
         Some(sp) => match cfg.policy_map("qos", &sp.name) {
             Some(pm) => rewrites(cfg, pm).and_then(|r| known(r, &sp.src)),
             None => None,
@@ -730,10 +730,10 @@ fn apply_os10_qos(
     }
     match (&nq, nq_sp) {
         (Some(n), Some(sp)) => {
-            i.tc_to_pfc_priority = known(n.tc_to_pfc.clone(), &sp.src);
+            i.qos.tc_to_pfc_priority = known(n.tc_to_pfc.clone(), &sp.src);
         }
-        (Some(_), None) => i.tc_to_pfc_priority = default_of(util::identity8(), hdr),
-        (None, _) => i.tc_to_pfc_priority = None,
+        (Some(_), None) => i.qos.tc_to_pfc_priority = default_of(util::identity8(), hdr),
+        (None, _) => i.qos.tc_to_pfc_priority = None,
     }
 
     // Priority groups: lossless flags and pause buffers.
@@ -784,8 +784,8 @@ fn apply_policy_classification(
     };
     if !has_trust_map && let Some(t) = policy_trust(pm) {
         let dscp = t.v == "dscp";
-        i.trust = known(if dscp { "dscp" } else { "pcp" }.to_string(), &t.src);
-        i.dscp_to_tc = if dscp {
+        i.qos.trust = known(if dscp { "dscp" } else { "pcp" }.to_string(), &t.src);
+        i.qos.dscp_to_tc = if dscp {
             known(util::dscp_div8(), &t.src)
         } else {
             dot1p_map(cfg, "default")
@@ -796,17 +796,19 @@ fn apply_policy_classification(
         let m = trust_entries(cfg, kind, "default", &t.src).unwrap_or_default();
         if dscp {
             i.maps.dscp_to_tc = m;
-            i.pcp_to_tc = None;
+            i.qos.pcp_to_tc = None;
             i.maps.pcp_to_tc = QosMap::default();
         } else {
-            i.pcp_to_tc = dot1p_map(cfg, "default").and_then(|v| known(v, &t.src));
+            i.qos.pcp_to_tc = dot1p_map(cfg, "default").and_then(|v| known(v, &t.src));
             i.maps.pcp_to_tc = m;
             i.maps.dscp_to_tc = QosMap::default();
         }
     }
     if pm.classes.iter().any(|c| c.set_group.is_some()) {
-        let base = val(&i.dscp_to_tc).cloned().unwrap_or_else(|| vec![0; 64]);
-        i.dscp_to_tc = policy_dscp_to_tc(cfg, pm, &base).and_then(|m| known(m, &sp.src));
+        let base = val(&i.qos.dscp_to_tc)
+            .cloned()
+            .unwrap_or_else(|| vec![0; 64]);
+        i.qos.dscp_to_tc = policy_dscp_to_tc(cfg, pm, &base).and_then(|m| known(m, &sp.src));
         // the policy's classes decide: the map is the vector, cited at the service-policy
         i.maps.dscp_to_tc = QosMap::default();
     }
@@ -904,7 +906,7 @@ fn apply_ftos_qos(cfg: &Cfg, f: &IfCfg, lag: Option<&IfCfg>, i: &mut Interface) 
         .as_ref()
         .or(lag.and_then(|l| l.dot1p_class.as_ref()))
         .or(cfg.dot1p_class.as_ref());
-    i.trust = dot1p.and_then(|s| known("pcp".to_string(), s));
+    i.qos.trust = dot1p.and_then(|s| known("pcp".to_string(), s));
     let dcb = f.dcb_map.as_ref().or(lag.and_then(|l| l.dcb_map.as_ref()));
     let enabled = cfg.dcb_enable.as_ref().map(|e| e.v);
     match (dcb, enabled) {
@@ -949,7 +951,7 @@ fn apply_ftos_qos(cfg: &Cfg, f: &IfCfg, lag: Option<&IfCfg>, i: &mut Interface) 
             i.pfc.rx = known(active, &pgid.src);
             i.pfc.tx = known(active, &pgid.src);
             // PFC pauses the priority itself: traffic class = 802.1p priority [I]
-            i.tc_to_pfc_priority = derived(util::identity8());
+            i.qos.tc_to_pfc_priority = derived(util::identity8());
         }
     }
 }

@@ -452,18 +452,18 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
     match dscp {
         Some((b, Some((name, m)))) => {
             policies.insert(format!("DSCP_TO_TC_MAP|{name}"));
-            i.dscp_to_tc = known(num_map(m, vec![0; 64]), &b.src);
+            i.qos.dscp_to_tc = known(num_map(m, vec![0; 64]), &b.src);
             i.maps.dscp_to_tc = map_entries(m, &[0; 64], &b.src);
         }
         Some((_, None)) => {}
-        None => i.dscp_to_tc = default_of(vec![0; 64], anchor),
+        None => i.qos.dscp_to_tc = default_of(vec![0; 64], anchor),
     }
     if let Some((b, (name, m))) = dot1p_map {
         policies.insert(format!("DOT1P_TO_TC_MAP|{name}"));
-        i.pcp_to_tc = known(num_map(m, vec![0; 8]), &b.src);
+        i.qos.pcp_to_tc = known(num_map(m, vec![0; 8]), &b.src);
         i.maps.pcp_to_tc = map_entries(m, &[0; 8], &b.src);
     }
-    i.trust = match (dscp_map, dot1p_map) {
+    i.qos.trust = match (dscp_map, dot1p_map) {
         (Some((b, _)), Some(_)) => known("both".to_string(), &b.src),
         (Some((b, _)), None) => known("dscp".to_string(), &b.src),
         (None, Some((b, _))) => known("pcp".to_string(), &b.src),
@@ -506,14 +506,14 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
         // Cited at the TC → PG binding, the map that decides which PG (and so which PFC
         // priority) a TC fills.
         let all_default = q.default && pg.default && ppg.default && pq.default;
-        i.tc_to_pfc_priority = Some(Sourced {
+        i.qos.tc_to_pfc_priority = Some(Sourced {
             value: v,
             src: pg.src.clone().or_else(|| anchor.cloned()),
             default: all_default,
         });
     }
-    i.tc_to_queue = tc_q;
-    i.tc_to_pg = tc_pg;
+    i.qos.tc_to_queue = tc_q;
+    i.qos.tc_to_pg = tc_pg;
     i.maps.tc_to_queue = tc_q_map;
     i.maps.tc_to_pg = tc_pg_map;
     i.maps.pfc_priority_to_queue = pfc_q_map;
@@ -542,7 +542,7 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
         Some((b, Some((name, m)))) => {
             policies.insert(format!("TC_TO_DSCP_MAP|{name}"));
             i.maps.tc_to_dscp = tc_to_dscp_entries(m, &b.src);
-            if let Some(d2t) = val_of(&i.dscp_to_tc) {
+            if let Some(d2t) = val_of(&i.qos.dscp_to_tc) {
                 let t2d: HashMap<u8, u8> = m
                     .fields
                     .iter()
@@ -551,12 +551,12 @@ fn port_qos(i: &mut Interface, bx: &Binds, policies: &mut BTreeSet<String>) {
                 let rewritten: Vec<u8> = (0..64u8)
                     .filter(|&d| t2d.get(&d2t[d as usize]).is_some_and(|&nd| nd != d))
                     .collect();
-                i.dscp_rewrites = known(rewritten, &b.src);
+                i.qos.dscp_rewrites = known(rewritten, &b.src);
             }
         }
         Some((_, None)) => {}
         None => {
-            i.dscp_rewrites = default_of(Vec::new(), anchor);
+            i.qos.dscp_rewrites = default_of(Vec::new(), anchor);
             i.maps.tc_to_dscp = QosMap {
                 entries: (0..8).map(|k| MapEntry::unchanged(k, anchor)).collect(),
                 note: Some(TC_TO_DSCP_UNBOUND.into()),
