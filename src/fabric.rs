@@ -338,14 +338,14 @@ pub fn build_links(snap: &Snapshot, devices: &mut [Device]) -> (Vec<Link>, Vec<T
         let planned = plan_peer.get(d.name.as_str());
         for (ii, i) in d.interfaces.iter_mut().enumerate() {
             if let Some(p) = planned.and_then(|m| m.get(i.name.as_str())) {
-                i.planned_peer = Some(format!("{}:{}", p.device, p.interface));
+                i.names.planned_peer = Some(format!("{}:{}", p.device, p.interface));
             }
             if i.lldp_neighbor.is_some() {
                 let found = resolved.remove(&(di, ii));
                 i.lldp_in_fabric = Some(found.is_some());
                 if let Some((peer, method)) = found {
-                    i.lldp_peer = Some(peer);
-                    i.lldp_matched_by = method.map(str::to_string);
+                    i.names.lldp_peer = Some(peer);
+                    i.names.lldp_matched_by = method.map(str::to_string);
                 }
             }
         }
@@ -392,7 +392,7 @@ pub fn match_port(peer: &Device, nb: &LldpNeighbor) -> Option<(String, &'static 
     let alias = one(ports
         .iter()
         .filter(|i| {
-            crate::model::val(&i.alias)
+            crate::model::val(&i.names.alias)
                 .is_some_and(|a| !id.is_empty() && a.eq_ignore_ascii_case(id))
         })
         .collect());
@@ -548,7 +548,10 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
                 .zip(&candidate)
                 .map(|(i, c)| {
                     *c && (ps.contains(&i.name.as_str())
-                        || i.lag_parent.as_deref().is_some_and(|p| ps.contains(&p)))
+                        || i.names
+                            .lag_parent
+                            .as_deref()
+                            .is_some_and(|p| ps.contains(&p)))
                 })
                 .collect();
             let n = chosen.iter().filter(|c| **c).count();
@@ -669,7 +672,7 @@ mod tests {
         };
         for (name, alias, mac) in ports {
             let i = d.iface(name, "ethernet");
-            i.alias = alias.and_then(|a| known(a.to_string(), &src()));
+            i.names.alias = alias.and_then(|a| known(a.to_string(), &src()));
             i.mac = mac.and_then(|m| known(m.to_string(), &src()));
         }
         d

@@ -290,9 +290,9 @@ pub struct Interface {
     /// Hardware (MAC) address as the device reports it, lowercase `aa:bb:cc:dd:ee:ff` (for a
     /// bond member, its permanent address): what an LLDP port id of subtype MAC names.
     pub mac: Field<String>,
-    /// Another name the device gives the port (SONiC `PORT.<name>.alias`, e.g. `etp1`), which
-    /// its LLDP may advertise as the port id.
-    pub alias: Field<String>,
+    /// Other names of the port and of what it links to ([`PortNames`]): held only by the
+    /// ports that have one.
+    pub names: part::Part<PortNames>,
     /// ethernet | port-channel | vlan | loopback | mgmt | tunnel | other (one of these names
     /// is not copied per port; any other text is owned).
     pub kind: std::borrow::Cow<'static, str>,
@@ -308,8 +308,6 @@ pub struct Interface {
     pub mtu_raw: Field<u32>,
     /// Members of a LAG (on the LAG interface).
     pub lag_members: Vec<String>,
-    /// The LAG this port belongs to.
-    pub lag_parent: Option<String>,
     /// Switchport (L2) vs routed.
     pub switchport: Field<bool>,
     /// The port's classification: trust and its QoS maps ([`PortQos`]), one copy per distinct
@@ -343,6 +341,18 @@ pub struct Interface {
     pub idle: bool,
     /// Engine-computed: the LLDP neighbor's system name is a device of the snapshot.
     pub lldp_in_fabric: Option<bool>,
+}
+
+/// The other names of a port and of what it links to: its alias, its LAG, its LLDP peer and
+/// its planned peer. Few ports have any, so a port holds them only once one is written
+/// ([`part::Part`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PortNames {
+    /// Another name the device gives the port (SONiC `PORT.<name>.alias`, e.g. `etp1`), which
+    /// its LLDP may advertise as the port id.
+    pub alias: Field<String>,
+    /// The LAG this port belongs to.
+    pub lag_parent: Option<String>,
     /// Engine-computed: the LLDP neighbor resolved to "device:interface" (canonical names).
     pub lldp_peer: Option<String>,
     /// Engine-computed: how the neighbor's advertised port was matched to a port of the peer
@@ -451,7 +461,7 @@ impl Serialize for Interface {
         InterfaceSer {
             name: &self.name,
             mac: &self.mac,
-            alias: &self.alias,
+            alias: &self.names.alias,
             kind: &self.kind,
             defined_at: &self.defined_at,
             admin_up: &self.admin_up,
@@ -460,7 +470,7 @@ impl Serialize for Interface {
             mtu: &self.mtu,
             mtu_raw: &self.mtu_raw,
             lag_members: &self.lag_members,
-            lag_parent: &self.lag_parent,
+            lag_parent: &self.names.lag_parent,
             switchport: &self.switchport,
             trust: &self.qos.trust,
             dscp_to_tc: &self.qos.dscp_to_tc,
@@ -483,9 +493,9 @@ impl Serialize for Interface {
             roce: &self.roce,
             idle: &self.idle,
             lldp_in_fabric: &self.lldp_in_fabric,
-            lldp_peer: &self.lldp_peer,
-            lldp_matched_by: &self.lldp_matched_by,
-            planned_peer: &self.planned_peer,
+            lldp_peer: &self.names.lldp_peer,
+            lldp_matched_by: &self.names.lldp_matched_by,
+            planned_peer: &self.names.planned_peer,
         }
         .serialize(s)
     }

@@ -22,7 +22,7 @@ pub fn full_interface() -> Interface {
     i.mtu = s(9216);
     i.mtu_raw = s(9216);
     i.lag_members = vec!["x".into()];
-    i.lag_parent = Some("x".into());
+    i.names.lag_parent = Some("x".into());
     i.switchport = s(false);
     i.qos.trust = s("dscp".into());
     i.qos.dscp_to_tc = s(vec![0; 64]);
@@ -81,8 +81,8 @@ pub fn full_interface() -> Interface {
         src: None,
     }));
     i.mac = s("00:00:00:00:00:01".into());
-    i.alias = s("x".into());
-    i.lldp_matched_by = Some("name".into());
+    i.names.alias = s("x".into());
+    i.names.lldp_matched_by = Some("name".into());
     i.rdma = Some(Box::new(Rdma {
         device: "mlx5_0".into(),
         port: 1,
@@ -135,8 +135,8 @@ pub fn full_interface() -> Interface {
         }),
     }));
     i.lldp_in_fabric = Some(true);
-    i.lldp_peer = Some("x:y".into());
-    i.planned_peer = Some("x:y".into());
+    i.names.lldp_peer = Some("x:y".into());
+    i.names.planned_peer = Some("x:y".into());
     i
 }
 

@@ -111,7 +111,8 @@ blank_is_default!(
     super::Pfc,
     super::LinkPause,
     super::Watchdog,
-    super::PortQos
+    super::PortQos,
+    super::PortNames
 );
 
 /// Let the ports whose part (read by `get`) equals another port's share that port's copy.

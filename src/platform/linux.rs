@@ -284,7 +284,7 @@ fn netdevs_json(dev: &mut Device, o: &Output) {
         }
         // bridge and VRF ports have a master too; `link_lags` keeps only LAG masters
         if let Some(master) = l.get("master").and_then(Node::as_str) {
-            i.lag_parent = Some(master.to_string());
+            i.names.lag_parent = Some(master.to_string());
         }
     }
 }
@@ -353,7 +353,7 @@ fn netdevs_text(dev: &mut Device, o: &Output) {
             i.mtu_raw = known(mtu, &src);
         }
         if let Some(m) = p.get(r, "master") {
-            i.lag_parent = Some(m.to_string());
+            i.names.lag_parent = Some(m.to_string());
         }
         if let Some(mac) = mac {
             i.mac = known(mac, &src);
@@ -371,11 +371,11 @@ fn link_lags(dev: &mut Device) {
         .collect();
     let mut members: Vec<(String, String)> = Vec::new();
     for i in &mut dev.interfaces {
-        if let Some(m) = &i.lag_parent {
+        if let Some(m) = &i.names.lag_parent {
             if lags.contains(m) {
                 members.push((m.clone(), i.name.clone()));
             } else {
-                i.lag_parent = None;
+                i.names.lag_parent = None;
             }
         }
     }

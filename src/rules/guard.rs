@@ -1,6 +1,6 @@
 //! Applicability the engine can decide without evaluating: the top-level `and` terms of a rule's
 //! `applies` that name a plain fact of the model (`d.is_switch`, `i.roce`,
-//! `i.lldp_neighbor is defined`, `i.planned_peer is defined`).
+//! `i.lldp_neighbor is defined`, `i.names.planned_peer is defined`).
 //!
 //! `applies` false, undefined or failing all mean "not applicable", so when one such term is
 //! false for an interface the rule cannot apply there, whatever the other terms say. Most
@@ -38,7 +38,7 @@ impl Term {
             Term::Switch => d.is_switch,
             Term::Roce => i.roce,
             Term::LldpNeighbor => i.lldp_neighbor.is_some(),
-            Term::PlannedPeer => i.planned_peer.is_some(),
+            Term::PlannedPeer => i.names.planned_peer.is_some(),
         }
     }
 }

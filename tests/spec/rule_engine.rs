@@ -256,7 +256,7 @@ fn pfc_rules_fire() {
     expect_fires("PFC004", |f| nic(f).pfc.priorities = k(vec![3, 4]));
     expect_fires("PFC005", |f| {
         let i = sw(f);
-        i.lag_parent = Some("port-channel10".into());
+        i.names.lag_parent = Some("port-channel10".into());
         i.pfc.priorities = k(vec![]);
     });
     expect_fires("PFC006", |f| sw(f).pfc.rx = k(false));

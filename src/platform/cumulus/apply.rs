@@ -139,7 +139,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Cfg) -> PortProfiles {
             i.speed_gbps = s.v.and_then(|g| known(g, &s.src));
         }
         if let Some(p) = par {
-            i.lag_parent = Some(p.name.clone());
+            i.names.lag_parent = Some(p.name.clone());
         }
         if let Some(b) = &f.bridged {
             i.switchport = known(true, b);

@@ -436,7 +436,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
         i.mtu = mtu;
 
         if let Some(p) = parent_of(f) {
-            i.lag_parent = Some(p);
+            i.names.lag_parent = Some(p);
         }
 
         if !is_qos_port(f.kind) {

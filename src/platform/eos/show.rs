@@ -54,7 +54,7 @@ pub(super) fn show_interfaces(dev: &mut Device, o: &Output) {
                     continue;
                 };
                 if let Some(i) = dev.interface_mut(name) {
-                    i.lag_parent.get_or_insert_with(|| po.to_string());
+                    i.names.lag_parent.get_or_insert_with(|| po.to_string());
                 }
                 let lag = dev.iface(po, "port-channel");
                 if !lag.lag_members.contains(name) {

@@ -497,7 +497,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
             i.speed_gbps = s.v.and_then(|g| known(g, &s.src));
         }
         if let Some(l) = &c.lag {
-            i.lag_parent = Some(l.v.clone());
+            i.names.lag_parent = Some(l.v.clone());
             lag_members
                 .entry(l.v.clone())
                 .or_default()

@@ -719,7 +719,7 @@ fn apply_basics(cfg: &Config, ifc: &IfConf, lag: Option<&IfConf>, i: &mut Interf
         None => (default_of(1500, src), default_of(1500, src)),
     };
     if let Some((n, _)) = &ifc.channel_group {
-        i.lag_parent = Some(format!("port-channel{n}"));
+        i.names.lag_parent = Some(format!("port-channel{n}"));
     }
     if port {
         i.link_pause.rx = sourced(&ifc.fc_rx).or_else(|| default_of(false, src));

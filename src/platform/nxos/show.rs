@@ -120,7 +120,7 @@ fn show_interface(dev: &mut Device, o: &Output) {
                 if let Some(v) = p.get(r, "v") {
                     let po = canonical_ifname(v);
                     let name = dev.interfaces[ci].name.clone();
-                    dev.interfaces[ci].lag_parent = Some(po.clone());
+                    dev.interfaces[ci].names.lag_parent = Some(po.clone());
                     add_member(dev, &po, &name);
                 }
             }
@@ -135,7 +135,7 @@ fn show_interface(dev: &mut Device, o: &Output) {
                     .map(canonical_ifname)
                     .collect();
                 for m in &members {
-                    iface(dev, m).lag_parent = Some(name.clone());
+                    iface(dev, m).names.lag_parent = Some(name.clone());
                     add_member(dev, &name, m);
                 }
                 // `iface` may have added interfaces; the current one keeps its index.

@@ -185,7 +185,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             i.mtu = mtu;
         }
         if let Some(l) = &f.lag {
-            i.lag_parent = Some(l.v.clone());
+            i.names.lag_parent = Some(l.v.clone());
         }
         if !l2_capable {
             continue;

@@ -460,7 +460,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
         i.set_defined_at(f.src.clone());
         apply_basics(cfg, f, lag, i);
         if let Some(p) = lag_name {
-            i.lag_parent = Some(p);
+            i.names.lag_parent = Some(p);
         }
         if !matches!(f.kind, "ethernet" | "port-channel") {
             continue;

@@ -194,7 +194,7 @@ fn ports(dev: &mut Device, db: &Db) -> BTreeMap<String, Src> {
         admin_mtu(i, e);
         // the front-panel name (`etp1`, `fortyGigE0/0`) LLDP advertises as the port id
         if let Some(v) = e.get("alias").filter(|v| !v.v.trim().is_empty()) {
-            i.alias = known(v.v.trim().to_string(), &v.src);
+            i.names.alias = known(v.v.trim().to_string(), &v.src);
         }
         if let Some(v) = e.get("speed")
             && let Some(g) = util::speed_gbps(&v.v)
@@ -241,7 +241,7 @@ fn lags(dev: &mut Device, db: &Db) {
         if !l.lag_members.contains(&member) {
             l.lag_members.push(member.clone());
         }
-        dev.iface(&member, kind_of(&member)).lag_parent = Some(lag);
+        dev.iface(&member, kind_of(&member)).names.lag_parent = Some(lag);
     }
 }
 

@@ -129,7 +129,7 @@ pub(super) fn interfaces_status(dev: &mut Device, o: &Output) {
                     Some("trunk" | "access") => fill(&mut i.switchport, known(true, &src)),
                     Some(v) if v.starts_with("PortChannel") => {
                         let lag = canonical_ifname(v);
-                        i.lag_parent.get_or_insert_with(|| lag.clone());
+                        i.names.lag_parent.get_or_insert_with(|| lag.clone());
                         let l = dev.iface(&lag, "port-channel");
                         if !l.lag_members.contains(&name) {
                             l.lag_members.push(name);
