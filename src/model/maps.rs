@@ -390,31 +390,35 @@ pub fn complete(i: &mut Interface, notes: &Notes) {
             None => note.or(Some(NO_FILE)),
         }
     }
+    // Sources that cite the port's own line are written as the marker `Src::port_line` once
+    // the port is shared (`sharing`): the entries cite the line itself.
+    let cited = i
+        .defined_at
+        .as_ref()
+        .and_then(|at| super::sharing::qos_citing(&i.qos, at));
+    let qos: &super::PortQos = cited.as_ref().unwrap_or(&i.qos);
     let m = &mut i.maps;
     if m.dscp_to_tc.is_empty() {
-        m.dscp_to_tc = QosMap::of_field(
-            &i.qos.dscp_to_tc,
-            64,
-            why(&i.qos.dscp_to_tc, notes.dscp_to_tc),
-        );
+        m.dscp_to_tc =
+            QosMap::of_field(&qos.dscp_to_tc, 64, why(&qos.dscp_to_tc, notes.dscp_to_tc));
     }
     if m.tc_to_queue.is_empty() {
         m.tc_to_queue = QosMap::of_field(
-            &i.qos.tc_to_queue,
+            &qos.tc_to_queue,
             8,
-            why(&i.qos.tc_to_queue, notes.tc_to_queue),
+            why(&qos.tc_to_queue, notes.tc_to_queue),
         );
     }
     if m.tc_to_pg.is_empty() {
-        m.tc_to_pg = QosMap::of_field(&i.qos.tc_to_pg, 8, why(&i.qos.tc_to_pg, notes.tc_to_pg));
+        m.tc_to_pg = QosMap::of_field(&qos.tc_to_pg, 8, why(&qos.tc_to_pg, notes.tc_to_pg));
     }
     if m.tc_to_pfc_priority.is_empty() {
-        let note = why(&i.qos.tc_to_pfc_priority, notes.tc_to_pfc_priority);
-        m.tc_to_pfc_priority = QosMap::of_field(&i.qos.tc_to_pfc_priority, 8, note);
+        let note = why(&qos.tc_to_pfc_priority, notes.tc_to_pfc_priority);
+        m.tc_to_pfc_priority = QosMap::of_field(&qos.tc_to_pfc_priority, 8, note);
     }
     if m.pcp_to_tc.is_empty() {
-        m.pcp_to_tc = match &i.qos.pcp_to_tc {
-            Some(_) => QosMap::of_field(&i.qos.pcp_to_tc, 8, notes.pcp_to_tc),
+        m.pcp_to_tc = match &qos.pcp_to_tc {
+            Some(_) => QosMap::of_field(&qos.pcp_to_tc, 8, notes.pcp_to_tc),
             None => QosMap::unknown(8, notes.pcp_to_tc.unwrap_or(NO_FILE)),
         };
     }
@@ -423,7 +427,7 @@ pub fn complete(i: &mut Interface, notes: &Notes) {
             QosMap::unknown(8, notes.pfc_priority_to_queue.unwrap_or(NO_FILE));
     }
     if m.tc_to_dscp.is_empty() {
-        m.tc_to_dscp = tc_to_dscp_of(&i.qos.dscp_rewrites, notes.tc_to_dscp);
+        m.tc_to_dscp = tc_to_dscp_of(&qos.dscp_rewrites, notes.tc_to_dscp);
     }
 }
 

@@ -13,8 +13,8 @@
 //! Unless the model is asked for ([`super::maps::keep_policies`]), a port's entry-by-entry
 //! maps are dropped there instead: nothing else reads them.
 //!
-//! Most platforms write a port's queue, group, PFC and watchdog defaults citing the port's own
-//! line, so no two ports' copies were equal and each port kept its own (about 3 KB; issue 19: OS10's
+//! Most platforms write a port's queue, group, PFC, watchdog and classification defaults citing
+//! the port's own line, so no two ports' copies were equal and each port kept its own (about 3 KB; issue 19: OS10's
 //! queues and groups were 7.5 MB of 13 MB for 64 KiB of `interface` lines). Before folding,
 //! [`cite_port_line`] writes a source equal to the port's `defined_at` as
 //! [`Src::port_line`], which serializes as that line ([`super::Interface::defined_at`]), so the
@@ -101,13 +101,20 @@ macro_rules! pfc_srcs {
 macro_rules! pause_srcs {
     ($how:tt $p:expr) => { srcs!($how $p.rx, $p.tx) };
 }
+macro_rules! qos_srcs {
+    ($how:tt $c:expr) => {
+        srcs!($how $c.trust, $c.dscp_to_tc, $c.pcp_to_tc, $c.tc_to_queue, $c.tc_to_pg,
+            $c.tc_to_pfc_priority, $c.dscp_rewrites)
+    };
+}
 macro_rules! watchdog_srcs {
     ($how:tt $w:expr) => {
         srcs!($how $w.enabled, $w.detect_ms, $w.restore_ms, $w.poll_ms, $w.action)
     };
 }
 
-/// Rewrite, in `port`'s queues, groups, PFC, link pause and watchdog, each source `from`
+/// Rewrite, in `port`'s queues, groups, PFC, link pause, watchdog and classification, each
+/// source `from`
 /// matches as `to(source)`; a part is copied (when shared) only if one of its sources matches.
 fn rewrite(port: &mut Interface, from: &dyn Fn(&Src) -> bool, to: &dyn Fn(&Src) -> Src) {
     let hit = |s: Option<&Option<Src>>| s.and_then(Option::as_ref).is_some_and(from);
@@ -148,15 +155,38 @@ fn rewrite(port: &mut Interface, from: &dyn Fn(&Src) -> bool, to: &dyn Fn(&Src) 
         let w = &mut *port.watchdog;
         watchdog_srcs!(mut w).into_iter().flatten().for_each(set);
     }
+    if port.qos.is_stored() && qos_srcs!(ref port.qos).into_iter().any(hit) {
+        let c = &mut *port.qos;
+        qos_srcs!(mut c).into_iter().flatten().for_each(set);
+    }
 }
 
-/// Let `port`'s queue, group, PFC, link-pause and watchdog facts that cite its `defined_at`
+/// Let `port`'s queue, group, PFC, link-pause, watchdog and classification facts that cite its
+/// `defined_at`
 /// cite [`Src::port_line`].
 pub fn cite_port_line(port: &mut Interface) {
     let Some(at) = port.defined_at.clone() else {
         return;
     };
     rewrite(port, &|s| *s == at, &|_| Src::port_line());
+}
+
+/// `qos` with its facts that cite [`Src::port_line`] citing `at` (the port's `defined_at`)
+/// instead; None when none does. For code that reads a classification fact's source directly
+/// rather than through the port's serialization (the entry-by-entry maps).
+pub fn qos_citing(qos: &PortQos, at: &Src) -> Option<PortQos> {
+    let hit = |s: Option<&Option<Src>>| s.and_then(Option::as_ref).is_some_and(Src::is_port_line);
+    if !qos_srcs!(ref qos).into_iter().any(hit) {
+        return None;
+    }
+    let mut own = qos.clone();
+    let c = &mut own;
+    for s in qos_srcs!(mut c).into_iter().flatten() {
+        if s.as_ref().is_some_and(Src::is_port_line) {
+            *s = Some(at.clone());
+        }
+    }
+    Some(own)
 }
 
 /// Undo [`cite_port_line`]: its facts cite the port's `defined_at` again.
@@ -228,6 +258,39 @@ mod tests {
         ports[1].set_defined_at(Src::new(&file, 99));
         assert_eq!(cited(&ports[1]).0, 20);
         assert_eq!(cited(&ports[0]).0, 10);
+    }
+
+    /// Classification defaults citing each port's own line: one copy for the ports, and the
+    /// port's serialization and its entry-by-entry maps (read from the copy directly) still
+    /// cite each port's line.
+    #[test]
+    fn classification_citing_the_port_line_is_shared_and_its_maps_cite_the_line() {
+        use crate::model::{Src, default_of, maps, with_sources};
+        let file: Arc<str> = Arc::from("configs/leaf1.cfg");
+        let mut s = Sharing::default();
+        let mut ports: Vec<Interface> = [10u32, 20]
+            .iter()
+            .map(|&line| {
+                let mut p = Interface::new(&format!("Ethernet1/{line}"), "ethernet");
+                p.set_defined_at(Src::new(&file, line));
+                let at = p.defined_at.clone();
+                p.qos.trust = default_of("dscp".to_string(), at.as_ref());
+                p.qos.tc_to_queue = default_of((0..8).collect(), at.as_ref());
+                p
+            })
+            .collect();
+        for p in &mut ports {
+            s.port(p);
+        }
+        assert!(ports[0].qos.is_stored());
+        assert_eq!(ports[0].qos.stored_ptr(), ports[1].qos.stored_ptr());
+        for (p, line) in ports.iter_mut().zip([10u32, 20]) {
+            let v = with_sources(|| serde_json::to_value(&*p)).unwrap_or_default();
+            assert_eq!(v["trust"]["line"], line, "{}", p.name);
+            maps::complete(p, &Default::default());
+            let at = p.maps.tc_to_queue.entries[3].at.clone();
+            assert_eq!(at, Some(Src::new(&file, line)), "{}", p.name);
+        }
     }
 
     #[test]
