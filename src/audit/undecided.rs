@@ -235,7 +235,7 @@ mod tests {
     fn rule_paths_become_model_fields_in_words() {
         let lets = vec![
             "x = i.pgs[pg]".to_string(),
-            "pg = i.qos.tc_to_pg[tc]".to_string(),
+            "pg = i.tc_to_pg[tc]".to_string(),
         ];
         assert_eq!(
             model_path(&lets, "i.pgs[pg].headroom_bytes").as_deref(),

@@ -995,7 +995,12 @@ fn evaluate_on(
                 roots: vec![("d", d)],
                 fallback: None,
             };
-            run_scope(rs, &dev_rules, &params, &obj, &Arc::new(base), &mut out);
+            let dev_here: Vec<(usize, &Rule)> = dev_rules
+                .iter()
+                .filter(|r| !r.1.guard.rules_out_device(d))
+                .copied()
+                .collect();
+            run_scope(rs, &dev_here, &params, &obj, &Arc::new(base), &mut out);
             out
         })
         .collect();

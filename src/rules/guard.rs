@@ -1,6 +1,6 @@
 //! Applicability the engine can decide without evaluating: the top-level `and` terms of a rule's
 //! `applies` that name a plain fact of the model (`d.is_switch`, `i.roce`,
-//! `i.lldp_neighbor is defined`, `i.names.planned_peer is defined`).
+//! `i.lldp_neighbor is defined`, `i.planned_peer is defined`).
 //!
 //! `applies` false, undefined or failing all mean "not applicable", so when one such term is
 //! false for an interface the rule cannot apply there, whatever the other terms say. Most
@@ -9,6 +9,11 @@
 //! in Rust spares building a template context and evaluating the expression per port and rule.
 //! The expression is still evaluated whenever no term rules the rule out, so the outcome is the
 //! same as evaluating it; `tests` check that on every rule that has a guard.
+//!
+//! A device rule's term `d.interfaces | selectattr('roce') | list | length > 0` (some port of
+//! the device carries RoCE) is checked the same way, once per device ([`Guard::rules_out_device`]):
+//! on a device with no RoCE port the rule is not evaluated, instead of walking every port in
+//! the template engine to find none.
 
 use crate::model::{Device, Interface};
 
@@ -19,10 +24,27 @@ enum Term {
     Roce,
     LldpNeighbor,
     PlannedPeer,
+    /// Some port of the device carries RoCE (a device-level term).
+    AnyRoce,
 }
+
+/// `d.interfaces | selectattr('roce') | list | length > 0` without spaces, quotes as `'`, and
+/// with or without brackets around the count.
+const ANY_ROCE: [&str; 2] = [
+    "d.interfaces|selectattr('roce')|list|length>0",
+    "(d.interfaces|selectattr('roce')|list|length)>0",
+];
 
 impl Term {
     fn parse(text: &str) -> Option<Term> {
+        let squeezed: String = text
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .map(|c| if c == '"' { '\'' } else { c })
+            .collect();
+        if ANY_ROCE.contains(&squeezed.as_str()) {
+            return Some(Term::AnyRoce);
+        }
         let words: Vec<&str> = text.split_whitespace().collect();
         match words.as_slice() {
             ["d.is_switch"] => Some(Term::Switch),
@@ -39,6 +61,18 @@ impl Term {
             Term::Roce => i.roce,
             Term::LldpNeighbor => i.lldp_neighbor.is_some(),
             Term::PlannedPeer => i.names.planned_peer.is_some(),
+            // Per port this would walk the device's ports again: left to the expression.
+            Term::AnyRoce => true,
+        }
+    }
+
+    /// For a device rule: whether the term is known to hold for device `d` (None: the term
+    /// reads a port, which a device rule does not have).
+    fn holds_for_device(self, d: &Device) -> Option<bool> {
+        match self {
+            Term::Switch => Some(d.is_switch),
+            Term::AnyRoce => Some(d.interfaces.iter().any(|i| i.roce)),
+            Term::Roce | Term::LldpNeighbor | Term::PlannedPeer => None,
         }
     }
 }
@@ -61,6 +95,11 @@ impl Guard {
     /// True when a term is false for interface `i` of device `d`: the rule does not apply.
     pub fn rules_out(&self, d: &Device, i: &Interface) -> bool {
         self.0.iter().any(|t| !t.holds(d, i))
+    }
+
+    /// True when a device-level term is false for device `d`: the device rule does not apply.
+    pub fn rules_out_device(&self, d: &Device) -> bool {
+        self.0.iter().any(|t| t.holds_for_device(d) == Some(false))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -174,5 +213,29 @@ mod tests {
         assert!(!g.rules_out(&d, &i));
         d.is_switch = false;
         assert!(g.rules_out(&d, &i));
+    }
+
+    #[test]
+    fn a_device_rule_on_a_device_without_roce_ports_is_ruled_out() {
+        for applies in [
+            "d.platform == 'nxos' and d.interfaces | selectattr('roce') | list | length > 0",
+            "d.platform == 'linux' and (d.interfaces | selectattr(\"roce\") | list | length) > 0 and param.x == 'files'",
+        ] {
+            let g = Guard::of(applies);
+            assert_eq!(g.0, vec![Term::AnyRoce], "{applies}");
+            let mut d = Device {
+                interfaces: vec![Interface::new("Ethernet1/1", "ethernet")],
+                ..Default::default()
+            };
+            assert!(g.rules_out_device(&d));
+            // A port-level check never walks the ports: it leaves the term to the expression.
+            assert!(!g.rules_out(&d, &d.interfaces[0]));
+            d.interfaces[0].roce = true;
+            assert!(!g.rules_out_device(&d));
+        }
+        // Terms about a port say nothing about a device rule.
+        assert!(!Guard::of("i.roce").rules_out_device(&Device::default()));
+        assert!(Guard::of("d.is_switch").rules_out_device(&Device::default()));
+        assert!(Guard::of("d.interfaces | selectattr('roce') | list | length > 1").is_empty());
     }
 }
