@@ -181,7 +181,7 @@ fn check_references(cfg: &Config, u: &mut Undef) {
     let sps = cfg
         .system
         .iter()
-        .chain(cfg.interfaces.iter().flat_map(|i| i.policies.iter()));
+        .chain(cfg.interfaces.iter().flat_map(|i| i.qos().policies.iter()));
     for sp in sps {
         if cfg.policy_map(&sp.ty, &sp.name).is_none() && !system_policy_name(&sp.name) {
             u.add(sp.at.out, &sp.at.src, "policy-map", &sp.name);
@@ -722,8 +722,8 @@ fn apply_basics(cfg: &Config, ifc: &IfConf, lag: Option<&IfConf>, i: &mut Interf
         i.names.lag_parent = Some(format!("port-channel{n}"));
     }
     if port {
-        i.link_pause.rx = sourced(&ifc.fc_rx).or_else(|| default_of(false, src));
-        i.link_pause.tx = sourced(&ifc.fc_tx).or_else(|| default_of(false, src));
+        i.link_pause.rx = sourced(&ifc.qos().fc_rx).or_else(|| default_of(false, src));
+        i.link_pause.tx = sourced(&ifc.qos().fc_tx).or_else(|| default_of(false, src));
     }
 }
 
@@ -757,7 +757,7 @@ fn apply_port_qos(
     apply_queues(cfg, resolve(cfg, q_sp, "queuing"), i);
 
     // PFC: the mode is per port, the priorities come from the system network-qos policy.
-    let mode = own_or_lag(ifc, lag, |x| x.pfc_mode.as_ref());
+    let mode = own_or_lag(ifc, lag, |x| x.qos().pfc_mode.as_ref());
     i.pfc.mode = match mode {
         Some((m, s)) => known(m.clone(), s),
         None => default_of("auto".to_string(), Some(src)),
@@ -819,7 +819,7 @@ fn apply_port_qos(
 /// their NX-OS defaults are not verified).
 fn apply_watchdog(cfg: &Config, ifc: &IfConf, lag: Option<&IfConf>, i: &mut Interface) {
     let w = &mut i.watchdog;
-    w.enabled = match own_or_lag(ifc, lag, |x| x.wd_enable.as_ref()) {
+    w.enabled = match own_or_lag(ifc, lag, |x| x.qos().wd_enable.as_ref()) {
         Some((v, s)) => known(*v, s),
         None => match &cfg.wd_enable {
             Some((v, s)) => known(*v, s),
@@ -839,7 +839,7 @@ fn apply_watchdog(cfg: &Config, ifc: &IfConf, lag: Option<&IfConf>, i: &mut Inte
         known(iv.value * f64::from(*m), s)
     };
     w.detect_ms =
-        times(own_or_lag(ifc, lag, |x| x.wd_mult.as_ref()).or(cfg.wd_shutdown_mult.as_ref()));
+        times(own_or_lag(ifc, lag, |x| x.qos().wd_mult.as_ref()).or(cfg.wd_shutdown_mult.as_ref()));
     w.restore_ms = times(cfg.wd_restore_mult.as_ref());
     w.poll_ms = interval;
     w.action = w.enabled.as_ref().and_then(|_| derived("drop".to_string()));

@@ -107,6 +107,14 @@ pub struct IfConf {
     pub speed_gbps: Val<Option<f64>>,
     pub mtu: Val<u32>,
     pub channel_group: Val<u32>,
+    /// Flow control, PFC, watchdog and service policies: written only for the interfaces whose
+    /// stanza sets one (a bare `interface` line holds none), so kept apart ([`IfConf::qos`]).
+    qos: Option<Box<IfQos>>,
+}
+
+/// The QoS lines of one interface stanza.
+#[derive(Debug, Default)]
+pub struct IfQos {
     pub fc_rx: Val<bool>,
     pub fc_tx: Val<bool>,
     pub pfc_mode: Val<String>,
@@ -126,13 +134,18 @@ impl IfConf {
             speed_gbps: None,
             mtu: None,
             channel_group: None,
-            fc_rx: None,
-            fc_tx: None,
-            pfc_mode: None,
-            wd_enable: None,
-            wd_mult: None,
-            policies: Vec::new(),
+            qos: None,
         }
+    }
+
+    /// The stanza's QoS lines (none written: all unset).
+    pub fn qos(&self) -> &IfQos {
+        static NONE: std::sync::LazyLock<IfQos> = std::sync::LazyLock::new(IfQos::default);
+        self.qos.as_deref().unwrap_or(&NONE)
+    }
+
+    fn qos_mut(&mut self) -> &mut IfQos {
+        self.qos.get_or_insert_with(Box::default)
     }
 
     pub fn kind(&self) -> &'static str {
@@ -141,7 +154,8 @@ impl IfConf {
 
     /// The interface's own service-policy of a type and direction.
     pub fn policy(&self, ty: &str, dir: Option<&str>) -> Option<&ServicePolicy> {
-        self.policies
+        self.qos()
+            .policies
             .iter()
             .rev()
             .find(|p| p.ty == ty && p.dir.as_deref() == dir)
@@ -362,7 +376,7 @@ impl Config {
                     };
                     if parent_kind == Some("interface") {
                         for n in &ifs {
-                            self.iface_mut(n, &at).policies.push(sp.clone());
+                            self.iface_mut(n, &at).qos_mut().policies.push(sp.clone());
                         }
                     } else {
                         self.system.push(sp);
@@ -372,7 +386,7 @@ impl Config {
                     let v = Some((get("v") == "on", src));
                     if parent_kind == Some("interface") {
                         for n in &ifs {
-                            self.iface_mut(n, &at).wd_enable = v.clone();
+                            self.iface_mut(n, &at).qos_mut().wd_enable = v.clone();
                         }
                     } else {
                         self.wd_enable = v;
@@ -507,13 +521,13 @@ fn read_iface_line(i: &mut IfConf, kind: &str, p: &crate::parser::Parsed, r: &Re
         "flowcontrol" => {
             let v = Some((p.get(r, "v") == Some("on"), s()));
             if p.get(r, "dir") == Some("receive") {
-                i.fc_rx = v;
+                i.qos_mut().fc_rx = v;
             } else {
-                i.fc_tx = v;
+                i.qos_mut().fc_tx = v;
             }
         }
-        "pfc_mode" => i.pfc_mode = p.get(r, "v").map(|v| (v.to_string(), s())),
-        "wd_if_mult" => i.wd_mult = p.num(r, "v").map(|v| (v, s())),
+        "pfc_mode" => i.qos_mut().pfc_mode = p.get(r, "v").map(|v| (v.to_string(), s())),
+        "wd_if_mult" => i.qos_mut().wd_mult = p.num(r, "v").map(|v| (v, s())),
         _ => {}
     }
 }
