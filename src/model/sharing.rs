@@ -143,27 +143,23 @@ fn rewrite(port: &mut Interface, from: &dyn Fn(&Src) -> bool, to: &dyn Fn(&Src) 
             group_srcs!(mut g).into_iter().flatten().for_each(set);
         }
     }
-    if port.pfc.is_stored() && pfc_srcs!(ref port.pfc).into_iter().any(hit) {
-        let p = &mut *port.pfc;
-        pfc_srcs!(mut p).into_iter().flatten().for_each(set);
+    // A `part::Part` whose sources `$srcs` lists: copied (when shared) only on a match.
+    macro_rules! part {
+        ($part:expr, $srcs:ident) => {
+            if $part.is_stored() && $srcs!(ref $part).into_iter().any(hit) {
+                let p = &mut *$part;
+                $srcs!(mut p).into_iter().flatten().for_each(set);
+            }
+        };
     }
-    if port.link_pause.is_stored() && pause_srcs!(ref port.link_pause).into_iter().any(hit) {
-        let p = &mut *port.link_pause;
-        pause_srcs!(mut p).into_iter().flatten().for_each(set);
-    }
-    if port.watchdog.is_stored() && watchdog_srcs!(ref port.watchdog).into_iter().any(hit) {
-        let w = &mut *port.watchdog;
-        watchdog_srcs!(mut w).into_iter().flatten().for_each(set);
-    }
-    if port.qos.is_stored() && qos_srcs!(ref port.qos).into_iter().any(hit) {
-        let c = &mut *port.qos;
-        qos_srcs!(mut c).into_iter().flatten().for_each(set);
-    }
+    part!(port.pfc, pfc_srcs);
+    part!(port.link_pause, pause_srcs);
+    part!(port.watchdog, watchdog_srcs);
+    part!(port.qos, qos_srcs);
 }
 
 /// Let `port`'s queue, group, PFC, link-pause, watchdog and classification facts that cite its
-/// `defined_at`
-/// cite [`Src::port_line`].
+/// `defined_at` cite [`Src::port_line`].
 pub fn cite_port_line(port: &mut Interface) {
     let Some(at) = port.defined_at.clone() else {
         return;

@@ -37,14 +37,9 @@ impl ser::Error for Stop {
     }
 }
 
-/// The value of field `key` of struct `v` as a full conversion would give it; `None` when the
-/// struct has no such field or skips it (an unknown fact).
-#[cfg(test)]
-pub fn field<T: Serialize + ?Sized>(v: &T, key: &str) -> Option<Value> {
-    named_field(v, key).map(|(_, v)| v)
-}
-
-/// [`field`], with the field's name as the struct spells it (`'static`).
+/// The value of field `key` of struct `v` as a full conversion would give it, with the field's
+/// name as the struct spells it (`'static`); `None` when the struct has no such field or skips
+/// it (an unknown fact).
 pub fn named_field<T: Serialize + ?Sized>(v: &T, key: &str) -> Option<(&'static str, Value)> {
     let mut w = Walk {
         want: Some(key),
@@ -242,12 +237,12 @@ mod tests {
         };
         let full = Value::from(Serde(&s));
         for k in ["a", "b", "c", "nope"] {
-            let got = field(&s, k);
+            let got = named_field(&s, k).map(|(_, v)| v);
             let want = full.get_attr(k).ok().filter(|v| !v.is_undefined());
             assert_eq!(got, want, "{k}");
         }
         assert_eq!(keys(&s), vec!["a", "c"]);
-        assert_eq!(field(&3u8, "a"), None);
+        assert_eq!(named_field(&3u8, "a"), None);
         assert!(keys(&3u8).is_empty());
     }
 }
