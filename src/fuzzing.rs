@@ -125,7 +125,7 @@ pub fn inventory(data: &[u8], yaml: bool) {
 /// into a fabric with no device files).
 pub fn fabric_toml(data: &[u8]) {
     let Ok(t) = text(data) else { return };
-    let Ok(fabric) = toml::from_str(&t) else {
+    let Ok(fabric) = crate::toml_pieces::from_str(&t) else {
         return;
     };
     let snap = Snapshot {

@@ -27,6 +27,7 @@ pub mod schema;
 pub mod snapshot;
 pub mod text;
 pub mod timings;
+pub mod toml_pieces;
 
 pub use embedded::read_toml_dir;
 pub use parser::load_parsers;

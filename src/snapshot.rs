@@ -258,7 +258,7 @@ fn rel(root: &Path, p: &Path) -> String {
         .replace('\\', "/")
 }
 
-fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> String {
+fn toml_error(file: &str, text: &str, e: &crate::toml_pieces::Error) -> String {
     match e.span() {
         Some(s) => {
             let (l, c) = line_col(text, s.start);
@@ -359,7 +359,7 @@ impl Snapshot {
             snap.fabric_root = dir.clone();
             match read_text(&dir.join("fabric.toml")) {
                 Ok(text) => {
-                    snap.fabric = toml::from_str(&text)
+                    snap.fabric = crate::toml_pieces::from_str(&text)
                         .map_err(|e| anyhow::anyhow!(toml_error("fabric.toml", &text, &e)))?;
                     snap.fabric_text = text;
                 }
@@ -614,9 +614,9 @@ fn read_journal(root: &Path, notices: &mut Vec<Notice>) -> Vec<JournalDevice> {
         }
         Err(e) => Err(e.to_string()),
     };
-    let journal = match text
-        .and_then(|t| toml::from_str::<Journal>(&t).map_err(|e| toml_error(&rel_p, &t, &e)))
-    {
+    let journal = match text.and_then(|t| {
+        crate::toml_pieces::from_str::<Journal>(&t).map_err(|e| toml_error(&rel_p, &t, &e))
+    }) {
         Ok(j) => j,
         Err(e) => {
             notices.push(Notice {
@@ -775,7 +775,10 @@ fn read_device_dir(root: &Path, dir: &Path, dev: &mut DeviceInput, notices: &mut
                     device: Some(dev.name.clone()),
                     file: toml_rel.clone(),
                     line: e.span().map(|s| line_col(&text, s.start).0 as u32),
-                    message: format!("device.toml ignored: {}", toml_error(&toml_rel, &text, &e)),
+                    message: format!(
+                        "device.toml ignored: {}",
+                        toml_error(&toml_rel, &text, &(&e).into())
+                    ),
                     refused: false,
                 }),
             },

@@ -182,7 +182,7 @@ fn expand_home(p: &str, base: &Path) -> PathBuf {
     if pb.is_absolute() { pb } else { base.join(pb) }
 }
 
-fn toml_err(file: &Path, text: &str, e: &toml::de::Error) -> anyhow::Error {
+fn toml_err(file: &Path, text: &str, e: &crate::toml_pieces::Error) -> anyhow::Error {
     let (line, col) = e
         .span()
         .map(|s| {
@@ -349,7 +349,8 @@ impl Inventory {
     }
 
     fn from_toml(text: &str, path: &Path, r: &Resolver) -> Result<Inventory> {
-        let t: InventoryToml = toml::from_str(text).map_err(|e| toml_err(path, text, &e))?;
+        let t: InventoryToml =
+            crate::toml_pieces::from_str(text).map_err(|e| toml_err(path, text, &e))?;
         let file = path.display();
         for (what, s) in std::iter::once(("[defaults]".to_string(), &t.defaults))
             .chain(t.group.iter().map(|(g, s)| (format!("[group.{g}]"), s)))

@@ -168,7 +168,7 @@ pub fn load(path: &Path) -> Result<Vec<Waiver>> {
 
 pub fn parse(text: &str, file: &str) -> Result<Vec<Waiver>> {
     let line_of = |off: usize| crate::parser::line_col(text, off).0 as u32;
-    let spec: FileSpec = toml::from_str(text).map_err(|e| {
+    let spec: FileSpec = crate::toml_pieces::from_str(text).map_err(|e| {
         let line = e.span().map(|s| line_of(s.start)).unwrap_or(1);
         anyhow::anyhow!(
             "{file}:{line}: {} (expected [[waiver]] tables with rule, device, object, reason, owner, expires)",

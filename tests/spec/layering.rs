@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("glob", 0),
     // Per-phase wall and CPU times (`--timings`).
     ("timings", 0),
+    ("toml_pieces", 0),
     // The normalized model (facts with provenance, probe records).
     ("model", 1),
     // What sits directly on the model: findings, the rule-input schema, the parser engine.
