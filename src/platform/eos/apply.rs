@@ -76,10 +76,10 @@ fn bindings(
         for (x, bound) in [(Some(f), Bound::Port), (parent, Bound::Lag)] {
             let Some(x) = x else { continue };
             let lag = (bound == Bound::Lag).then(|| x.name.clone());
-            if here(&x.qos) {
+            if here(&x.lines().qos) {
                 return (bound, lag);
             }
-            if let Some(p) = &x.service_profile
+            if let Some(p) = &x.lines().service_profile
                 && cfg.profiles.get(&p.v).is_some_and(here)
             {
                 let via = format!("qos profile {}", p.v);
@@ -101,7 +101,7 @@ fn bindings(
     };
     let mut v = Vec::new();
     for (x, bound) in [(parent, Bound::Lag), (Some(f), Bound::Port)] {
-        if let Some(p) = x.and_then(|x| x.service_profile.as_ref()) {
+        if let Some(p) = x.and_then(|x| x.lines().service_profile.as_ref()) {
             let b = BoundPolicy::new("service-profile", &p.v, bound, Some(&p.src));
             v.push(match (bound, x) {
                 (Bound::Lag, Some(x)) => b.via(&x.name),
@@ -346,15 +346,19 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
     }
     let tcq_src = cfg.tc_queue_maps.first().map(|m| m.2.clone());
 
-    // Port-channel → members, and each member's parent block.
+    // Port-channel → members, and each member's parent block. Only port-channels are indexed,
+    // the one name looked up: an index of every interface was ~1.6 MB of the peak for 1 MiB
+    // of bare `interface` lines (issue 19).
     let by_name: HashMap<&str, usize> = cfg
         .interfaces
         .iter()
         .enumerate()
+        .filter(|(_, f)| f.name.starts_with("Port-Channel"))
         .map(|(i, f)| (f.name.as_str(), i))
         .collect();
     let parent_of = |f: &IfCfg| -> Option<String> {
-        f.channel_group
+        f.lines()
+            .channel_group
             .as_ref()
             .map(|c| format!("Port-Channel{}", c.v))
     };
@@ -365,13 +369,14 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
     let own_stmts = |f: &IfCfg| -> QosStmts {
         let mut s = QosStmts::default();
         if let Some(p) = f
+            .lines()
             .service_profile
             .as_ref()
             .and_then(|p| cfg.profiles.get(&p.v))
         {
             s.overlay(p);
         }
-        s.overlay(&f.qos);
+        s.overlay(&f.lines().qos);
         s
     };
 
@@ -384,14 +389,15 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             stmts.overlay(&own_stmts(pf));
         }
         stmts.overlay(&own_stmts(f));
-        if let Some(p) = &f.service_profile
+        let fl = f.lines();
+        if let Some(p) = &fl.service_profile
             && cfg.profiles.contains_key(&p.v)
         {
             policies.insert(format!("qos profile {}", p.v));
         }
 
-        let parent_sw = parent.and_then(|p| p.switchport.as_ref());
-        let switched: Field<bool> = match (&f.switchport, &f.ip_address, parent_sw) {
+        let parent_sw = parent.and_then(|p| p.lines().switchport.as_ref());
+        let switched: Field<bool> = match (&fl.switchport, &fl.ip_address, parent_sw) {
             (Some(s), _, _) => known(s.v, &s.src),
             // an addressed port is routed even when the `no switchport` line was left out
             (None, Some(ip), _) if is_qos_port(f.kind) => known(false, ip),
@@ -402,25 +408,25 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
 
         let i = dev.iface(&f.name, f.kind);
         i.set_defined_at(f.src.clone());
-        i.admin_up = match (&f.shutdown, &cfg.default_eth_shutdown) {
+        i.admin_up = match (&fl.shutdown, &cfg.default_eth_shutdown) {
             (Some(s), _) => known(!s.v, &s.src),
             (None, Some(d)) if f.kind == "ethernet" => default_of(!d.v, Some(&d.src)),
             _ => default_of(true, Some(&f.src)),
         };
         i.switchport = switched;
-        if let Some(s) = &f.speed {
+        if let Some(s) = &fl.speed {
             i.speed_gbps = s.v.and_then(|g| known(g, &s.src));
         }
 
         // MTU normalized to what a RoCE packet (IP) may carry through the port.
         let mtu: Field<u32> = if is_switched && is_qos_port(f.kind) {
-            let l2 = f.l2_mtu.as_ref().or(parent.and_then(|p| p.l2_mtu.as_ref()));
+            let l2 = (fl.l2_mtu.as_ref()).or(parent.and_then(|p| p.lines().l2_mtu.as_ref()));
             match l2 {
                 Some(m) => known(m.v, &m.src),
                 None => default_of(DEFAULT_L2_MTU, Some(&f.src)),
             }
         } else {
-            let ip = f.mtu.as_ref().or(parent.and_then(|p| p.mtu.as_ref()));
+            let ip = (fl.mtu.as_ref()).or(parent.and_then(|p| p.lines().mtu.as_ref()));
             match (ip, &cfg.default_mtu) {
                 (Some(m), _) => known(m.v, &m.src),
                 // `interface defaults` > `mtu` sets the default of routed data-plane
@@ -559,8 +565,8 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
                     None => default_of(false, Some(&f.src)),
                 }
             };
-            i.link_pause.rx = lp(&f.fc_rx);
-            i.link_pause.tx = lp(&f.fc_tx);
+            i.link_pause.rx = lp(&fl.fc_rx);
+            i.link_pause.tx = lp(&fl.fc_tx);
         }
 
         apply_queues(i, &stmts, &f.src);

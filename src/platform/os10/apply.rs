@@ -66,8 +66,8 @@ fn pick<'c, T>(
     sys: Option<&'c QosStmts>,
     get: impl Fn(&'c QosStmts) -> Option<&'c T>,
 ) -> Option<&'c T> {
-    get(&f.qos)
-        .or_else(|| lag.and_then(|l| get(&l.qos)))
+    get(&f.lines().qos)
+        .or_else(|| lag.and_then(|l| get(&l.lines().qos)))
         .or_else(|| sys.and_then(get))
 }
 
@@ -89,9 +89,11 @@ fn pick_bound<'c, T>(
     sys: Option<&'c QosStmts>,
     get: impl Fn(&'c QosStmts) -> Option<&'c T>,
 ) -> Option<(&'c T, Bound, Option<&'c str>)> {
-    get(&f.qos)
+    get(&f.lines().qos)
         .map(|x| (x, Bound::Port, None))
-        .or_else(|| lag.and_then(|l| get(&l.qos).map(|x| (x, Bound::Lag, Some(l.name.as_str())))))
+        .or_else(|| {
+            lag.and_then(|l| get(&l.lines().qos).map(|x| (x, Bound::Lag, Some(l.name.as_str()))))
+        })
         .or_else(|| {
             sys.and_then(&get)
                 .map(|x| (x, Bound::Global, Some("system qos")))
@@ -115,7 +117,7 @@ fn bindings(cfg: &Cfg, f: &IfCfg, lag: Option<&IfCfg>, sys: Option<&QosStmts>) -
     let mut v = Vec::new();
     if cfg.ftos {
         fn own(x: &IfCfg) -> Option<&At<String>> {
-            x.dcb_map.as_ref()
+            x.lines().dcb_map.as_ref()
         }
         match own(f)
             .map(|d| (d, Bound::Port, None))
@@ -130,7 +132,7 @@ fn bindings(cfg: &Cfg, f: &IfCfg, lag: Option<&IfCfg>, sys: Option<&QosStmts>) -
             )),
         }
         fn cls(x: &IfCfg) -> Option<&Src> {
-            x.dot1p_class.as_ref()
+            x.lines().dot1p_class.as_ref()
         }
         let found = cls(f)
             .map(|s| (s, Bound::Port, None))
@@ -438,13 +440,13 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
     // Port-channel of each member (OS10 `channel-group`, OS9 LACP block or `channel-member`).
     let mut member_of: BTreeMap<String, (String, Src)> = BTreeMap::new();
     for f in &cfg.interfaces {
-        if let Some(l) = &f.lag {
+        if let Some(l) = &f.lines().lag {
             member_of.insert(
                 f.name.clone(),
                 (format!("port-channel{}", l.v), l.src.clone()),
             );
         }
-        for (m, s) in &f.members {
+        for (m, s) in &f.lines().members {
             member_of
                 .entry(m.clone())
                 .or_insert((f.name.clone(), s.clone()));
@@ -466,7 +468,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             continue;
         }
         for ty in ["network-qos", "queuing", "qos"] {
-            for sp in f.qos.policies.iter().filter(|p| p.ty == ty) {
+            for sp in f.lines().qos.policies.iter().filter(|p| p.ty == ty) {
                 policies.insert(format!("{} {}", sp.ty, sp.name));
             }
         }
@@ -518,21 +520,33 @@ fn apply_basics(cfg: &Cfg, f: &IfCfg, lag: Option<&IfCfg>, i: &mut Interface) {
     let hdr = Some(&f.src);
     // A running config states `shutdown` / `no shutdown` for every port; an intended config
     // that leaves it out says nothing this tool can rely on.
-    i.admin_up = f.shutdown.as_ref().and_then(|s| known(!s.v, &s.src));
-    i.switchport = match (&f.switchport, &f.ip_address) {
+    i.admin_up = f
+        .lines()
+        .shutdown
+        .as_ref()
+        .and_then(|s| known(!s.v, &s.src));
+    i.switchport = match (&f.lines().switchport, &f.lines().ip_address) {
         (Some(s), _) => known(s.v, &s.src),
         // an addressed port is routed
         (None, Some(ip)) => known(false, ip),
         _ => None,
     };
-    i.speed_gbps = match &f.speed {
+    i.speed_gbps = match &f.lines().speed {
         Some(s) => s.v.and_then(|g| known(g, &s.src)),
         None => breakout_speed(cfg, &f.name)
             .or_else(|| ftos_name_speed(&f.name).and_then(|g| known(g, &f.src))),
     };
     // A port-channel member carries the port-channel's MTU unless it states its own [I].
-    let own_mtu = f.mtu.as_ref().or(lag.and_then(|l| l.mtu.as_ref()));
-    let own_ip_mtu = f.ip_mtu.as_ref().or(lag.and_then(|l| l.ip_mtu.as_ref()));
+    let own_mtu = f
+        .lines()
+        .mtu
+        .as_ref()
+        .or(lag.and_then(|l| l.lines().mtu.as_ref()));
+    let own_ip_mtu = f
+        .lines()
+        .ip_mtu
+        .as_ref()
+        .or(lag.and_then(|l| l.lines().ip_mtu.as_ref()));
     let (mtu, raw) = if cfg.ftos {
         let raw = match own_mtu {
             Some(m) => known(m.v, &m.src),
@@ -574,8 +588,8 @@ fn apply_basics(cfg: &Cfg, f: &IfCfg, lag: Option<&IfCfg>, i: &mut Interface) {
                 None => default_of(false, hdr),
             }
         };
-        i.link_pause.rx = lp(&f.fc_rx);
-        i.link_pause.tx = lp(&f.fc_tx);
+        i.link_pause.rx = lp(&f.lines().fc_rx);
+        i.link_pause.tx = lp(&f.lines().fc_tx);
     }
 }
 
@@ -607,7 +621,7 @@ fn apply_os10_qos(
     // uses its own maps only; otherwise the `system qos` ones apply [I: OS10 guide, "interface
     // level policy gets precedence over system level policy"].
     let has_trust = |q: &QosStmts| q.trust_dscp.is_some() || q.trust_dot1p.is_some();
-    let holder = [Some(&f.qos), lag.map(|l| &l.qos), sys]
+    let holder = [Some(&f.lines().qos), lag.map(|l| &l.lines().qos), sys]
         .into_iter()
         .flatten()
         .find(|q| has_trust(q));
@@ -685,9 +699,10 @@ fn apply_os10_qos(
         }),
     };
     let mode = f
+        .lines()
         .pfc_mode
         .as_ref()
-        .or(lag.and_then(|l| l.pfc_mode.as_ref()));
+        .or(lag.and_then(|l| l.lines().pfc_mode.as_ref()));
     let on = mode.is_some_and(|m| m.v == "on");
     i.pfc.mode = match mode {
         Some(m) => known(m.v.clone(), &m.src),
@@ -902,12 +917,17 @@ fn apply_queues(cfg: &Cfg, sp: Option<&SvcPolicy>, hdr: Option<&Src>, i: &mut In
 fn apply_ftos_qos(cfg: &Cfg, f: &IfCfg, lag: Option<&IfCfg>, i: &mut Interface) {
     let hdr = Some(&f.src);
     let dot1p = f
+        .lines()
         .dot1p_class
         .as_ref()
-        .or(lag.and_then(|l| l.dot1p_class.as_ref()))
+        .or(lag.and_then(|l| l.lines().dot1p_class.as_ref()))
         .or(cfg.dot1p_class.as_ref());
     i.qos.trust = dot1p.and_then(|s| known("pcp".to_string(), s));
-    let dcb = f.dcb_map.as_ref().or(lag.and_then(|l| l.dcb_map.as_ref()));
+    let dcb = f
+        .lines()
+        .dcb_map
+        .as_ref()
+        .or(lag.and_then(|l| l.lines().dcb_map.as_ref()));
     let enabled = cfg.dcb_enable.as_ref().map(|e| e.v);
     match (dcb, enabled) {
         (None, _) => {
