@@ -229,8 +229,8 @@ impl Resolver<'_> {
         Endpoint::new(
             label.to_string(),
             real_host,
-            port,
             Login {
+                port,
                 user,
                 identity_files,
                 password_env: pick(&|s| s.password_env.clone()),
@@ -629,6 +629,7 @@ fn finish(
         rdma_device,
         gid_index: layers.iter().find_map(|s| s.gid_index),
         platform,
+        groups,
         role: layers.iter().find_map(|s| s.role.clone()),
         jump,
         known_hosts,
@@ -671,7 +672,6 @@ fn finish(
     Ok(Target::new(
         name.to_string(),
         endpoint,
-        groups,
         r.sharing.settings(settings),
     ))
 }

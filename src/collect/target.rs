@@ -2,11 +2,11 @@
 //! resolved settings (`crate::collect::inventory` builds these; its module re-exports them).
 //!
 //! Why split in parts: an inventory of thousands of hosts usually gives every host the same
-//! settings (platform, timeouts, known_hosts, jump host) and the same login (user, keys,
-//! password variable). Held inline, each host carried all of it (576 bytes and a known_hosts
-//! path of its own), so a 1 MiB Ansible inventory of `name:` lines became about 90 MB of
-//! targets. Here a host holds only what is its own (name, address, port, groups) and shares
-//! one copy of settings and login equal to the previous host's ([`Sharing`]). Reading a
+//! settings (platform, groups, timeouts, known_hosts, jump host) and the same login (port,
+//! user, keys, password variable). Held inline, each host carried all of it (576 bytes and a
+//! known_hosts path of its own), so a 1 MiB Ansible inventory of `name:` lines became about
+//! 90 MB of targets. Here a host holds only its name and address (88 bytes) and shares one
+//! copy of settings and login equal to the previous host's ([`Sharing`]). Reading a
 //! setting is unchanged (`t.platform`, `t.endpoint.user`, through `Deref`); changing one
 //! copies it for that host only ([`Target::settings_mut`]).
 
@@ -22,13 +22,13 @@ pub struct Endpoint {
     /// Name in reports (inventory name or the jump spec).
     pub label: String,
     pub host: String,
-    pub port: u16,
     login: Arc<Login>,
 }
 
-/// Who logs in to an endpoint, and with what.
+/// Who logs in to an endpoint, on which port, and with what.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Login {
+    pub port: u16,
     pub user: String,
     pub identity_files: Vec<PathBuf>,
     pub password_env: Option<String>,
@@ -36,11 +36,10 @@ pub struct Login {
 }
 
 impl Endpoint {
-    pub fn new(label: String, host: String, port: u16, login: Login) -> Endpoint {
+    pub fn new(label: String, host: String, login: Login) -> Endpoint {
         Endpoint {
             label,
             host,
-            port,
             login: Arc::new(login),
         }
     }
@@ -63,14 +62,15 @@ impl Deref for Endpoint {
 pub struct Target {
     pub name: String,
     pub endpoint: Endpoint,
-    pub groups: Vec<String>,
     settings: Arc<TargetSettings>,
 }
 
-/// A device's settings other than its name, address and groups (read through `Target`).
+/// A device's settings other than its name and address (read through `Target`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetSettings {
     pub platform: String,
+    /// The inventory groups the device is in.
+    pub groups: Vec<String>,
     pub role: Option<String>,
     pub jump: Option<Endpoint>,
     pub known_hosts: Vec<PathBuf>,
@@ -90,16 +90,10 @@ pub struct TargetSettings {
 }
 
 impl Target {
-    pub fn new(
-        name: String,
-        endpoint: Endpoint,
-        groups: Vec<String>,
-        settings: Arc<TargetSettings>,
-    ) -> Target {
+    pub fn new(name: String, endpoint: Endpoint, settings: Arc<TargetSettings>) -> Target {
         Target {
             name,
             endpoint,
-            groups,
             settings,
         }
     }
