@@ -156,7 +156,9 @@ fn adversarial(size: usize, cases: &str, targets: &[&str]) -> (Vec<(String, Stri
 /// while its build serialized the whole device for drift; 13× since) and Cumulus NCLU
 /// replicated (30× before a port's PFC and watchdog were shared; 15.7× since), and 1 MiB of
 /// one-member JSON objects read by the JSON and CONFIG_DB readers (23.8× while each object
-/// kept room for 4 members; 12.7× since).
+/// kept room for 4 members; 12.7× since), and an Ansible inventory of 1 MiB of `name:` hosts
+/// (92.8× while each target held all its settings and the YAML tree 144 bytes an entry;
+/// 16.8× since).
 /// Peak heap is counted per input by the example's allocator, measured warm (the parsers and
 /// rules loaded are the fixed base, not the input's).
 #[test]
@@ -187,8 +189,12 @@ fn one_mebibyte_adversarial_inputs_stay_within_20_times_where_shown() {
     // arrays keep no growth slack (12.7× on 2026-12-02).
     let (js, t4) = adversarial(1 << 20, "stanzas", &["json", "config_db"]);
     assert_eq!(js.len(), 2, "{t4}");
-    let more: Vec<_> = more.into_iter().chain(nx).chain(js).collect();
-    let t2 = format!("{t2}{t3}{t4}");
+    // An Ansible inventory of 1 MiB of `name:` hosts: within since a target shares its
+    // settings and the YAML tree shrank (16.8× on 2026-12-02).
+    let (iy, t5) = adversarial(1 << 20, "stanzas", &["inventory_yaml"]);
+    assert_eq!(iy.len(), 1, "{t5}");
+    let more: Vec<_> = more.into_iter().chain(nx).chain(js).chain(iy).collect();
+    let t2 = format!("{t2}{t3}{t4}{t5}");
     for (target, input, ratio) in rows.iter().chain(&more) {
         assert!(
             *ratio <= 20.0,
@@ -201,7 +207,8 @@ fn one_mebibyte_adversarial_inputs_stay_within_20_times_where_shown() {
 /// `interface EthernetX/Y` line declares a port (336 bytes inline) and a reader's block for its
 /// stanza (1 MiB of them: EOS 30×, OS10 26×, Junos 24.5×, Onyx 22×; NX-OS 18.6×); the
 /// TOML readers hold a parsed tree of several times the text (1 MiB of short stanzas:
-/// waivers 54×, fabric.toml 64×, inventories 70-93×; JSON and CONFIG_DB 12.7×); a report holds
+/// waivers 54×, fabric.toml 64×, the TOML inventory 70×; JSON and CONFIG_DB 12.7×, the Ansible
+/// YAML inventory 16.8×); a report holds
 /// its findings and renders each format whole (`reports` up to 81×). Run it with `--ignored`
 /// once these are smaller.
 #[test]
