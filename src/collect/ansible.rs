@@ -1083,6 +1083,12 @@ all:
     }
 
     #[test]
+    fn a_yaml_node_stays_small() {
+        // A mapping entry is two nodes: their size is most of a large inventory's tree.
+        assert!(std::mem::size_of::<Node>() <= 48);
+    }
+
+    #[test]
     fn a_host_listed_in_several_groups_is_one_host_in_first_listed_order() {
         let hosts = inv(r#"
 g1:
