@@ -33,7 +33,17 @@ pub struct AnsibleHost {
 /// Parse a YAML inventory; `file` names it in errors. Hosts come in order of first appearance.
 pub fn parse(text: &str, file: &str) -> Result<Vec<AnsibleHost>> {
     let docs = load_yaml(text, file)?;
-    let root = match docs.as_slice() {
+    let mut inv = Inventory::new(file);
+    read_groups(&docs, &mut inv)?;
+    // The tree is let go before the hosts are resolved, so the two are never held at once.
+    drop(docs);
+    inv.finish()
+}
+
+/// The top level of the document: each key a group.
+fn read_groups(docs: &[Node], inv: &mut Inventory) -> Result<()> {
+    let file = inv.file;
+    let root = match docs {
         [] => bail!("{file}: empty inventory: expected a mapping of groups such as `all:`"),
         [root] => root,
         [_, second, ..] => bail!(
@@ -52,7 +62,6 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<AnsibleHost>> {
             root.describe()
         ),
     };
-    let mut inv = Inventory::new(file);
     for (key, value) in entries {
         let name = inv.name_of(key, "group name")?;
         if name == "plugin" {
@@ -64,7 +73,7 @@ pub fn parse(text: &str, file: &str) -> Result<Vec<AnsibleHost>> {
         }
         inv.group(&name, value, 0)?;
     }
-    inv.finish()
+    Ok(())
 }
 
 /// Map `ansible_network_os` (short name or FQCN) to our platform id (the names are in the
@@ -90,6 +99,9 @@ struct Group {
     parents: Vec<usize>,
 }
 
+/// One listing of a host under a group's `hosts:` (a host listed in several groups is several
+/// of these until [`Inventory::finish`] merges them).
+#[derive(Default)]
 struct Host {
     name: String,
     vars: BTreeMap<String, String>,
@@ -101,8 +113,11 @@ struct Inventory<'f> {
     file: &'f str,
     groups: Vec<Group>,
     group_index: HashMap<String, usize>,
+    /// Every host listing in the order written. Not indexed by name while it is read: a
+    /// name index is a copy of every name and some 40 bytes a host, held while the YAML tree
+    /// is, and an inventory may list a hundred thousand hosts; [`merge_listings`] joins the
+    /// listings of one host afterwards.
     hosts: Vec<Host>,
-    host_index: HashMap<String, usize>,
 }
 
 impl<'f> Inventory<'f> {
@@ -112,7 +127,6 @@ impl<'f> Inventory<'f> {
             groups: Vec::new(),
             group_index: HashMap::new(),
             hosts: Vec::new(),
-            host_index: HashMap::new(),
         };
         inv.group_id("all");
         inv
@@ -132,24 +146,10 @@ impl<'f> Inventory<'f> {
         id
     }
 
-    fn host_id(&mut self, name: &str) -> usize {
-        if let Some(&id) = self.host_index.get(name) {
-            return id;
-        }
-        let id = self.hosts.len();
-        self.hosts.push(Host {
-            name: name.to_string(),
-            vars: BTreeMap::new(),
-            groups: Vec::new(),
-        });
-        self.host_index.insert(name.to_string(), id);
-        id
-    }
-
     /// A mapping key used as a group or host name: any scalar, taken as written.
     fn name_of(&self, key: &Node, what: &str) -> Result<String> {
         match &key.kind {
-            Kind::Scalar { text, .. } if !key.is_null() => Ok(text.clone()),
+            Kind::Scalar { text, .. } if !key.is_null() => Ok(text.to_string()),
             _ => bail!(
                 "{}:{}: expected a {what}, found {}",
                 self.file,
@@ -251,6 +251,7 @@ impl<'f> Inventory<'f> {
                 node.describe()
             ),
         };
+        self.hosts.reserve(entries.len());
         for (key, value) in entries {
             let pattern = self.name_of(key, "host name")?;
             let (pattern, port) = split_port(&pattern);
@@ -258,17 +259,18 @@ impl<'f> Inventory<'f> {
                 .map_err(|why| anyhow::anyhow!("{file}:{}: {why}", key.line))?;
             let vars = self.vars(value, &format!("vars of host '{pattern}'"))?;
             for name in names {
-                let id = self.host_id(&name);
-                let host = &mut self.hosts[id];
-                if !host.groups.contains(&group) {
-                    host.groups.push(group);
-                }
+                let mut host = Host {
+                    name,
+                    vars: BTreeMap::new(),
+                    groups: vec![group],
+                };
                 if let Some(port) = port {
                     host.vars
                         .insert("ansible_port".to_string(), port.to_string());
                 }
                 host.vars
                     .extend(vars.iter().map(|(k, v)| (k.clone(), v.clone())));
+                self.hosts.push(host);
             }
         }
         Ok(())
@@ -298,7 +300,8 @@ impl<'f> Inventory<'f> {
     }
 
     /// Resolve group depths, memberships and variable precedence.
-    fn finish(self) -> Result<Vec<AnsibleHost>> {
+    fn finish(mut self) -> Result<Vec<AnsibleHost>> {
+        let hosts = merge_listings(std::mem::take(&mut self.hosts));
         let n = self.groups.len();
         // Parentless groups hang off `all`, as Ansible's reconcile step does.
         let parents: Vec<Vec<usize>> = self
@@ -326,8 +329,8 @@ impl<'f> Inventory<'f> {
             .collect();
         let ungrouped = self.group_index.get("ungrouped").copied();
 
-        let mut out = Vec::with_capacity(self.hosts.len());
-        for host in &self.hosts {
+        let mut out = Vec::with_capacity(hosts.len());
+        for host in hosts {
             // The host's groups and all their ancestors.
             let mut member = vec![false; n];
             let mut stack: Vec<usize> = host.groups.clone();
@@ -359,14 +362,14 @@ impl<'f> Inventory<'f> {
                         .map(|(k, v)| (k.clone(), v.clone())),
                 );
             }
-            vars.extend(host.vars.iter().map(|(k, v)| (k.clone(), v.clone())));
+            vars.extend(host.vars);
 
             let mut groups: Vec<usize> = (0..n).filter(|&g| member[g] && is_real(g)).collect();
             groups.sort_by(|&a, &b| {
                 (depth[a], &self.groups[a].name).cmp(&(depth[b], &self.groups[b].name))
             });
             out.push(AnsibleHost {
-                name: host.name.clone(),
+                name: host.name,
                 groups: groups
                     .into_iter()
                     .map(|g| self.groups[g].name.clone())
@@ -431,6 +434,48 @@ impl<'f> Inventory<'f> {
             })
             .collect())
     }
+}
+
+/// Join the listings of one host (a host under several groups' `hosts:`, or one name reached
+/// twice through ranges) into its first, in the order written: its groups once each, later
+/// variables over earlier ones, as when each listing is applied to one host in turn. Found by
+/// sorting the listings' positions by name.
+fn merge_listings(mut hosts: Vec<Host>) -> Vec<Host> {
+    let name = |i: usize| hosts[i].name.as_str();
+    let mut order: Vec<usize> = (0..hosts.len()).collect();
+    order.sort_by(|&a, &b| name(a).cmp(name(b)).then(a.cmp(&b)));
+    // first[i]: the position of the first listing of host i's name.
+    let mut first: Vec<usize> = (0..hosts.len()).collect();
+    let mut repeated = false;
+    for run in order.chunk_by(|&a, &b| name(a) == name(b)) {
+        for &i in run {
+            first[i] = run[0];
+        }
+        repeated |= run.len() > 1;
+    }
+    if !repeated {
+        return hosts;
+    }
+    drop(order);
+    for i in 0..hosts.len() {
+        if first[i] != i {
+            let later = std::mem::take(&mut hosts[i]);
+            let host = &mut hosts[first[i]];
+            for g in later.groups {
+                if !host.groups.contains(&g) {
+                    host.groups.push(g);
+                }
+            }
+            host.vars.extend(later.vars);
+        }
+    }
+    let mut i = 0;
+    hosts.retain(|_| {
+        let keep = first[i] == i;
+        i += 1;
+        keep
+    });
+    hosts
 }
 
 /// `host:port` → (`host`, port). Only one colon outside `[...]` followed by digits counts, so
@@ -585,21 +630,25 @@ fn find_range(pattern: &str) -> Option<(&str, &str, &str)> {
 // YAML tree with line numbers
 
 /// A YAML node and the (1-based) line it starts on.
+///
+/// Kept small (48 bytes; a mapping entry is two): an inventory of `name:` lines is little
+/// more than entries, so their size is the tree's (it was 144 bytes an entry with `usize`
+/// line and size and `String` texts, most of the memory a 1 MiB inventory took).
 #[derive(Debug, Clone)]
 struct Node {
-    line: usize,
+    line: u32,
+    /// Nodes in this subtree, to bound alias expansion (at most about [`MAX_NODES`]).
+    size: u32,
     kind: Kind,
-    /// Nodes in this subtree, to bound alias expansion.
-    size: usize,
 }
 
 #[derive(Debug, Clone)]
 enum Kind {
     Scalar {
-        text: String,
+        text: Box<str>,
         plain: bool,
         /// Full tag, e.g. `tag:yaml.org,2002:str` or `!vault`.
-        tag: Option<String>,
+        tag: Option<Box<str>>,
     },
     Seq(Vec<Node>),
     Map(Vec<(Node, Node)>),
@@ -615,9 +664,9 @@ impl Node {
                 plain: true,
                 tag: None,
             } => {
-                matches!(text.as_str(), "" | "~" | "null" | "Null" | "NULL")
+                matches!(&**text, "" | "~" | "null" | "Null" | "NULL")
             }
-            Kind::Scalar { tag: Some(tag), .. } => tag == "tag:yaml.org,2002:null",
+            Kind::Scalar { tag: Some(tag), .. } => &**tag == "tag:yaml.org,2002:null",
             _ => false,
         }
     }
@@ -647,11 +696,11 @@ impl Node {
         };
         match tag.as_deref() {
             None if *plain => Some(resolve(text)),
-            None => Some(text.clone()),
+            None => Some(text.to_string()),
             Some("!vault") => None,
             Some(t) => match t.strip_prefix(CORE_TAG) {
                 Some("int" | "bool") => Some(resolve(text)),
-                _ => Some(text.clone()),
+                _ => Some(text.to_string()),
             },
         }
     }
@@ -665,7 +714,7 @@ impl Node {
     }
 
     fn is_merge_key(&self) -> bool {
-        matches!(&self.kind, Kind::Scalar { text, plain: true, tag: None } if text == "<<")
+        matches!(&self.kind, Kind::Scalar { text, plain: true, tag: None } if &**text == "<<")
     }
 }
 
@@ -674,12 +723,12 @@ const MAX_NODES: usize = 2_000_000;
 
 enum Frame {
     Seq {
-        line: usize,
+        line: u32,
         anchor: usize,
         items: Vec<Node>,
     },
     Map {
-        line: usize,
+        line: u32,
         anchor: usize,
         entries: Vec<(Node, Node)>,
         key: Option<Node>,
@@ -692,13 +741,23 @@ struct Builder {
     docs: Vec<Node>,
     anchors: HashMap<usize, Node>,
     nodes: usize,
-    error: Option<(usize, String)>,
+    error: Option<(u32, String)>,
+}
+
+/// A list of the tree grows by an eighth (and 4), not by doubling: a mapping of many
+/// thousand hosts would otherwise keep up to as much room again as it holds.
+fn push_grown_by_an_eighth<T>(v: &mut Vec<T>, x: T) {
+    if v.len() == v.capacity() {
+        v.reserve_exact(v.len() / 8 + 4);
+    }
+    v.push(x);
 }
 
 impl MarkedEventReceiver for Builder {
     fn on_event(&mut self, ev: Event, mark: Marker) {
+        let line = u32::try_from(mark.line()).unwrap_or(u32::MAX);
         if self.error.is_none()
-            && let Err(e) = self.handle(ev, mark.line())
+            && let Err(e) = self.handle(ev, line)
         {
             self.error = Some(e);
         }
@@ -706,7 +765,7 @@ impl MarkedEventReceiver for Builder {
 }
 
 impl Builder {
-    fn handle(&mut self, ev: Event, line: usize) -> Result<(), (usize, String)> {
+    fn handle(&mut self, ev: Event, line: u32) -> Result<(), (u32, String)> {
         match ev {
             Event::Nothing
             | Event::StreamStart
@@ -714,11 +773,11 @@ impl Builder {
             | Event::DocumentStart
             | Event::DocumentEnd => Ok(()),
             Event::Scalar(text, style, anchor, tag) => {
-                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
+                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix).into_boxed_str());
                 let node = Node {
                     line,
                     kind: Kind::Scalar {
-                        text,
+                        text: text.into_boxed_str(),
                         plain: style == TScalarStyle::Plain,
                         tag,
                     },
@@ -758,7 +817,9 @@ impl Builder {
                         anchor,
                         items,
                     }) => {
-                        let size = 1 + items.iter().map(|n| n.size).sum::<usize>();
+                        let mut items = items;
+                        items.shrink_to_fit();
+                        let size = items.iter().fold(1u32, |n, i| n.saturating_add(i.size));
                         (
                             Node {
                                 line,
@@ -775,7 +836,9 @@ impl Builder {
                         ..
                     }) => {
                         let entries = merge_entries(entries)?;
-                        let size = 1 + entries.iter().map(|(k, v)| k.size + v.size).sum::<usize>();
+                        let size = entries.iter().fold(1u32, |n, (k, v)| {
+                            n.saturating_add(k.size).saturating_add(v.size)
+                        });
                         (
                             Node {
                                 line,
@@ -793,8 +856,8 @@ impl Builder {
     }
 
     /// Attach a finished node to its parent (or as a document).
-    fn complete(&mut self, node: Node, anchor: usize) -> Result<(), (usize, String)> {
-        self.nodes += node.size;
+    fn complete(&mut self, node: Node, anchor: usize) -> Result<(), (u32, String)> {
+        self.nodes = self.nodes.saturating_add(node.size as usize);
         if self.nodes > MAX_NODES {
             return Err((
                 node.line,
@@ -806,9 +869,9 @@ impl Builder {
         }
         match self.stack.last_mut() {
             None => self.docs.push(node),
-            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Seq { items, .. }) => push_grown_by_an_eighth(items, node),
             Some(Frame::Map { entries, key, .. }) => match key.take() {
-                Some(k) => entries.push((k, node)),
+                Some(k) => push_grown_by_an_eighth(entries, (k, node)),
                 None => *key = Some(node),
             },
         }
@@ -818,10 +881,16 @@ impl Builder {
 
 /// Reject duplicate keys and apply `<<` merge keys (explicit keys win over merged ones, earlier
 /// merged mappings over later ones).
-fn merge_entries(entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, (usize, String)> {
+fn merge_entries(mut entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, (u32, String)> {
+    if !entries.iter().any(|(k, _)| k.is_merge_key()) {
+        // The usual mapping: checked in place, kept without copies of it or of its keys.
+        first_duplicate(&entries)?;
+        entries.shrink_to_fit();
+        return Ok(entries);
+    }
     let mut out: Vec<(Node, Node)> = Vec::with_capacity(entries.len());
     let mut merges: Vec<Node> = Vec::new();
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut seen: HashMap<String, u32> = HashMap::new();
     for (k, v) in entries {
         if k.is_merge_key() {
             merges.push(v);
@@ -874,6 +943,36 @@ fn merge_entries(entries: Vec<(Node, Node)>) -> Result<Vec<(Node, Node)>, (usize
         }
     }
     Ok(out)
+}
+
+/// The first key (in the order written) that repeats an earlier one, as the error
+/// "duplicate key 'K' (first at line L)". Found by sorting the entries' positions by key (4
+/// bytes an entry) rather than a set of copied keys (a copy and about 40 bytes a key).
+fn first_duplicate(entries: &[(Node, Node)]) -> Result<(), (u32, String)> {
+    let key = |i: u32| entries[i as usize].0.key_text();
+    let mut order: Vec<u32> = (0..entries.len())
+        .filter_map(|i| u32::try_from(i).ok())
+        .filter(|&i| key(i).is_some())
+        .collect();
+    order.sort_by(|&a, &b| key(a).cmp(&key(b)).then(a.cmp(&b)));
+    // Of the runs of one key, each run's second position is a repeat of its first; the
+    // earliest such repeat is the one reported.
+    let first = order
+        .windows(2)
+        .filter(|w| key(w[0]) == key(w[1]))
+        .min_by_key(|w| w[1]);
+    if let Some(w) = first {
+        let (k, earlier) = (&entries[w[1] as usize].0, &entries[w[0] as usize].0);
+        return Err((
+            k.line,
+            format!(
+                "duplicate key '{}' (first at line {})",
+                k.key_text().unwrap_or_default(),
+                earlier.line
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn load_yaml(text: &str, file: &str) -> Result<Vec<Node>> {
@@ -984,6 +1083,42 @@ all:
     }
 
     #[test]
+    fn a_yaml_node_stays_small() {
+        // A mapping entry is two nodes: their size is most of a large inventory's tree.
+        assert!(std::mem::size_of::<Node>() <= 48);
+    }
+
+    #[test]
+    fn a_host_listed_in_several_groups_is_one_host_in_first_listed_order() {
+        let hosts = inv(r#"
+g1:
+  hosts:
+    sw[1:3]:
+      v: g1
+g2:
+  hosts:
+    sw4:
+    sw2: {v: g2, w: g2}
+g3:
+  hosts:
+    sw3:
+    sw2: {v: g3}
+    sw[1:2]:
+"#);
+        assert_eq!(
+            hosts.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(),
+            vec!["sw1", "sw2", "sw3", "sw4"]
+        );
+        let sw2 = host(&hosts, "sw2");
+        assert_eq!(sw2.groups, vec!["g1", "g2", "g3"]);
+        // Host vars: the last listing wins, key by key.
+        assert_eq!(var(sw2, "v"), Some("g3"));
+        assert_eq!(var(sw2, "w"), Some("g2"));
+        assert_eq!(host(&hosts, "sw1").groups, vec!["g1", "g3"]);
+        assert_eq!(var(host(&hosts, "sw1"), "v"), Some("g1"));
+    }
+
+    #[test]
     fn null_hosts_groups_and_top_level_groups() {
         let hosts = inv(r#"
 all:
@@ -1068,6 +1203,9 @@ all:
         assert!(e.starts_with("inv.yml:2: unexpected key 'hostz'"), "{e}");
         let e = err("all:\n  hosts:\n    a:\n    a:\n");
         assert!(e.starts_with("inv.yml:4: duplicate key 'a'"), "{e}");
+        // The earliest repeat in the order written, with its key's first line.
+        let e = err("all:\n  hosts:\n    b:\n    a:\n    c:\n    a:\n    b:\n");
+        assert_eq!(e, "inv.yml:6: duplicate key 'a' (first at line 4)", "{e}");
         let e = err("all:\n  hosts: [unclosed\n");
         assert!(
             e.starts_with("inv.yml:") && e.contains("invalid YAML"),

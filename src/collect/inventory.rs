@@ -113,43 +113,8 @@ pub fn json_schema() -> schemars::Schema {
     schemars::schema_for!(InventoryToml)
 }
 
-/// How to reach one SSH server.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Endpoint {
-    /// Name in reports (inventory name or the jump spec).
-    pub label: String,
-    pub host: String,
-    pub port: u16,
-    pub user: String,
-    pub identity_files: Vec<PathBuf>,
-    pub password_env: Option<String>,
-    pub agent: bool,
-}
-
-/// One device to collect from, every setting resolved.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Target {
-    pub name: String,
-    pub platform: String,
-    pub role: Option<String>,
-    pub endpoint: Endpoint,
-    pub jump: Option<Endpoint>,
-    pub known_hosts: Vec<PathBuf>,
-    pub connect_timeout: Duration,
-    pub command_timeout: Duration,
-    pub retries: u32,
-    pub max_output: u64,
-    pub max_interfaces: usize,
-    pub device_timeout: Duration,
-    pub interfaces: Vec<String>,
-    pub groups: Vec<String>,
-    /// Session mode override: exec | shell.
-    pub session: Option<String>,
-    pub tool_dir: Option<String>,
-    pub probe_address: Option<String>,
-    pub rdma_device: Option<String>,
-    pub gid_index: Option<u32>,
-}
+use super::target::Sharing;
+pub use super::target::{Endpoint, Login, Target, TargetSettings};
 
 /// A loaded inventory.
 #[derive(Debug, Default)]
@@ -232,6 +197,8 @@ struct Resolver<'a> {
     base: PathBuf,
     /// The platforms a device may name: the registry's and those `--parsers DIR` added.
     platforms: Vec<String>,
+    /// One copy of the settings and login hosts have in common.
+    sharing: Sharing,
 }
 
 impl Resolver<'_> {
@@ -259,15 +226,17 @@ impl Resolver<'_> {
             .unwrap_or_default();
         identity_files.extend(sc.identity_files.iter().cloned());
         let real_host = sc.hostname.clone().unwrap_or_else(|| host.to_string());
-        Endpoint {
-            label: label.to_string(),
-            host: real_host,
-            port,
-            user,
-            identity_files,
-            password_env: pick(&|s| s.password_env.clone()),
-            agent: layers.iter().find_map(|s| s.agent).unwrap_or(true),
-        }
+        Endpoint::new(
+            label.to_string(),
+            real_host,
+            Login {
+                port,
+                user,
+                identity_files,
+                password_env: pick(&|s| s.password_env.clone()),
+                agent: layers.iter().find_map(|s| s.agent).unwrap_or(true),
+            },
+        )
     }
 }
 
@@ -335,6 +304,7 @@ impl Inventory {
             ssh,
             base,
             platforms,
+            sharing: Sharing::default(),
         };
         let mut inv = if is_yaml {
             Self::from_ansible(text, path, &r)?
@@ -419,6 +389,9 @@ impl Inventory {
         let file = path.display().to_string();
         let hosts = ansible::parse(text, &file)?;
         let mut out = Inventory::default();
+        // One target per host: no growth slack (a list grown by doubling keeps up to half
+        // again of room, and an inventory may list many thousands of hosts).
+        out.targets.reserve_exact(hosts.len());
         for h in hosts {
             let v = |k: &str| h.vars.get(k).cloned();
             if v("ansible_password").is_some() || v("ansible_ssh_pass").is_some() {
@@ -596,15 +569,16 @@ fn finish(
             .map(|j| hop_endpoint(r, &j, &Settings::default()))
     });
     if endpoint.identity_files.is_empty() {
-        endpoint.identity_files = default_identities();
+        endpoint.login_mut().identity_files = default_identities();
     }
+    let endpoint = r.sharing.endpoint(endpoint);
     // A jump host with no credentials of its own is tried with the device's.
     let jump = jump.map(|mut j| {
         if j.identity_files.is_empty() {
-            j.identity_files = endpoint.identity_files.clone();
+            j.login_mut().identity_files = endpoint.identity_files.clone();
         }
         if j.password_env.is_none() {
-            j.password_env = endpoint.password_env.clone();
+            j.login_mut().password_env = endpoint.password_env.clone();
         }
         j
     });
@@ -650,15 +624,14 @@ fn finish(
         layers.iter().find_map(|s| s.rdma_device.clone()),
         "rdma_device",
     )?;
-    Ok(Target {
+    let settings = TargetSettings {
         tool_dir,
         probe_address,
         rdma_device,
         gid_index: layers.iter().find_map(|s| s.gid_index),
-        name: name.to_string(),
         platform,
+        groups,
         role: layers.iter().find_map(|s| s.role.clone()),
-        endpoint,
         jump,
         known_hosts,
         connect_timeout: secs(
@@ -695,9 +668,13 @@ fn finish(
             .iter()
             .find_map(|s| s.interfaces.clone())
             .unwrap_or_default(),
-        groups,
         session,
-    })
+    };
+    Ok(Target::new(
+        name.to_string(),
+        endpoint,
+        r.sharing.settings(settings),
+    ))
 }
 
 /// An Ansible host variable holding a number (`fabric_audit_max_interfaces: 16`).

@@ -13,4 +13,5 @@ pub mod shard;
 pub mod shell_scan;
 pub mod ssh;
 pub mod ssh_config;
+pub mod target;
 pub mod writer;

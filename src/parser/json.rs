@@ -329,6 +329,9 @@ impl Reader<'_> {
                 }
             }
         }
+        // A member is 72 bytes and a growing list keeps room for 4 at least: most objects of
+        // a device document hold one or two members, so the slack would be most of the tree.
+        members.shrink_to_fit();
         Value::Object(members)
     }
 
@@ -362,6 +365,8 @@ impl Reader<'_> {
                 }
             }
         }
+        // No growth slack kept in the tree (see `object`).
+        items.shrink_to_fit();
         Value::Array(items)
     }
 

@@ -115,10 +115,17 @@ impl Builder {
     }
 
     fn close(&mut self) {
-        let (n, anchor) = match self.stack.pop() {
+        let (mut n, anchor) = match self.stack.pop() {
             Some(Frame::Seq(n, a)) | Some(Frame::Map(n, a, _)) => (n, a),
             None => return,
         };
+        // No growth slack kept in the tree: a list grows to room for 4 members at least, and
+        // most mappings of a device document hold one or two (see `json::Reader::object`).
+        match &mut n.value {
+            Value::Array(items) => items.shrink_to_fit(),
+            Value::Object(ms) => ms.shrink_to_fit(),
+            _ => {}
+        }
         self.complete(n, anchor);
     }
 

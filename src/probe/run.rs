@@ -418,7 +418,7 @@ impl Ctx<'_> {
             .filter(|t| path.iter().any(|e| e.device == t.name))
             .map(|t| {
                 let mut t = t.clone();
-                t.interfaces = path
+                t.settings_mut().interfaces = path
                     .iter()
                     .filter(|e| e.device == t.name)
                     .map(|e| e.interface.clone())
