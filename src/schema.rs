@@ -83,10 +83,11 @@ pub fn full_interface() -> Interface {
     i.mac = s("00:00:00:00:00:01".into());
     i.names.alias = s("x".into());
     i.names.lldp_matched_by = Some("name".into());
-    i.rdma = Some(Box::new(Rdma {
-        device: "mlx5_0".into(),
-        port: 1,
-        state: s("ACTIVE".into()),
+    let mut rdma = Rdma::default();
+    rdma.device = "mlx5_0".into();
+    rdma.port = 1;
+    rdma.state = s("ACTIVE".into());
+    *rdma.details_mut() = RdmaDetails {
         roce_mode: s("RoCE v2".into()),
         roce_tos: s(106),
         cnp_dscp: s(48),
@@ -103,7 +104,8 @@ pub fn full_interface() -> Interface {
         tc_bw: s(vec![0; 8]),
         pfc_prevention_ms: s(100),
         prio_pause_counters: s(true),
-    }));
+    };
+    i.rdma = Some(Box::new(rdma));
     i.nic = Some(Box::new(Nic {
         pci_address: s("0000:0c:00.0".into()),
         driver: s("mlx5_core".into()),

@@ -597,7 +597,7 @@ fn pfc_prevention(dev: &mut Device, o: &Output) {
         if p.kind(r) == "tout"
             && let Some(ms) = p.num::<u32>(r, "ms")
         {
-            rdma.pfc_prevention_ms = known(ms, &o.src(r.line));
+            rdma.details_mut().pfc_prevention_ms = known(ms, &o.src(r.line));
         }
     }
 }
@@ -628,7 +628,7 @@ fn mlnx_qos(dev: &mut Device, o: &Output) {
         match p.kind(r) {
             "dcbx" => {
                 if let Some(m) = p.get(r, "mode") {
-                    rdma_of(i).dcbx_mode = known(m.to_string(), &src);
+                    rdma_of(i).details_mut().dcbx_mode = known(m.to_string(), &src);
                 }
             }
             "trust" => {
@@ -657,7 +657,7 @@ fn mlnx_qos(dev: &mut Device, o: &Output) {
             }
             "buffer_size" => {
                 if let Some(sizes) = p.get(r, "sizes").and_then(numbers::<u64>) {
-                    rdma_of(i).buffer_size = known(sizes, &src);
+                    rdma_of(i).details_mut().buffer_size = known(sizes, &src);
                 }
             }
             "cable" => {
@@ -683,7 +683,7 @@ fn mlnx_qos(dev: &mut Device, o: &Output) {
             }
             "pfc_buffer" => {
                 if let Some(bufs) = p.get(r, "buf").and_then(numbers::<u8>) {
-                    rdma_of(i).prio_to_buffer = known(bufs, &src);
+                    rdma_of(i).details_mut().prio_to_buffer = known(bufs, &src);
                 }
             }
             "tc" => {
@@ -715,7 +715,7 @@ fn mlnx_qos(dev: &mut Device, o: &Output) {
         i.qos.dscp_to_tc = known(dscp, &src);
     }
     if let Some(src) = tc_src {
-        let r = rdma_of(i);
+        let r = rdma_of(i).details_mut();
         // TCs mlnx_qos does not list carry no priority: tsa "" and bw 0. A strict TC is
         // printed without a share: it takes no part in ETS, its ETS share is 0 (the shares of
         // the ETS TCs sum to 100); `tc_tsa` says which entries are shares at all.
@@ -762,12 +762,12 @@ fn sysfs_ecn(dev: &mut Device, o: &Output) {
             }
             "cnp_dscp" => {
                 if let Some(v) = p.num::<u8>(r, "v").filter(|v| *v < 64) {
-                    rdma_of(dev.iface(&name, "ethernet")).cnp_dscp = known(v, &src);
+                    rdma_of(dev.iface(&name, "ethernet")).details_mut().cnp_dscp = known(v, &src);
                 }
             }
             "cnp_prio" => {
                 if let Some(v) = p.num::<u8>(r, "v").filter(|v| *v < 8) {
-                    rdma_of(dev.iface(&name, "ethernet")).cnp_prio = known(v, &src);
+                    rdma_of(dev.iface(&name, "ethernet")).details_mut().cnp_prio = known(v, &src);
                 }
             }
             _ => {}
@@ -780,7 +780,7 @@ fn sysfs_ecn(dev: &mut Device, o: &Output) {
                 continue;
             };
             let v: Vec<bool> = bits.iter().map(|b| b.unwrap_or(false)).collect();
-            let r = rdma_of(dev.iface(&name, "ethernet"));
+            let r = rdma_of(dev.iface(&name, "ethernet")).details_mut();
             if is_np {
                 r.np_enable = known(v, &src);
             } else {
@@ -841,12 +841,12 @@ fn cma_roce(dev: &mut Device, map: &RdmaMap, idx: usize, o: &Output, notes: &mut
         match kind {
             "tos" => {
                 if let Some(tos) = p.num::<u8>(r, "tos") {
-                    rd.roce_tos = known(tos, &src);
+                    rd.details_mut().roce_tos = known(tos, &src);
                 }
             }
             "mode" => {
                 if let Some(m) = p.get(r, "mode") {
-                    rd.roce_mode = known(m.to_string(), &src);
+                    rd.details_mut().roce_mode = known(m.to_string(), &src);
                 }
             }
             _ => {}
@@ -902,12 +902,12 @@ fn ibv_devinfo(
             }
             "active_mtu" => {
                 if let Some(m) = p.num::<u32>(r, "mtu") {
-                    rd.active_mtu = known(m, &src);
+                    rd.details_mut().active_mtu = known(m, &src);
                 }
             }
             "link_layer" => {
                 if let Some(ll) = p.get(r, "ll") {
-                    rd.link_layer = known(ll.to_string(), &src);
+                    rd.details_mut().link_layer = known(ll.to_string(), &src);
                 }
             }
             _ => {}

@@ -92,10 +92,11 @@ fn host_nic(name: &str) -> Interface {
     i.qos.dscp_to_tc = k((0..64u8).map(|d| d >> 3).collect());
     lossless_on_priority_3(&mut i);
     i.cable_m = k(7.0);
-    i.rdma = Some(Box::new(Rdma {
-        device: "mlx5_0".into(),
-        port: 1,
-        state: k("ACTIVE".into()),
+    let mut rdma = Rdma::default();
+    rdma.device = "mlx5_0".into();
+    rdma.port = 1;
+    rdma.state = k("ACTIVE".into());
+    *rdma.details_mut() = RdmaDetails {
         roce_mode: k("RoCE v2".into()),
         roce_tos: k(106),
         cnp_dscp: k(48),
@@ -112,7 +113,8 @@ fn host_nic(name: &str) -> Interface {
         tc_bw: k(vec![0, 0, 0, 50, 0, 0, 0, 50]),
         pfc_prevention_ms: k(100),
         prio_pause_counters: k(true),
-    }));
+    };
+    i.rdma = Some(Box::new(rdma));
     i.lldp_neighbor = Some(Box::new(LldpNeighbor {
         device: "leaf1".into(),
         port: "Ethernet1/1".into(),
@@ -262,7 +264,7 @@ fn pfc_rules_fire() {
     expect_fires("PFC006", |f| sw(f).pfc.rx = k(false));
     expect_fires("PFC007", |f| {
         let n = nic(f);
-        n.rdma.as_mut().unwrap().dcbx_mode = k("firmware".into());
+        n.rdma.as_mut().unwrap().details_mut().dcbx_mode = k("firmware".into());
         n.pfc.priorities = k(vec![4]);
     });
     expect_fires("PFC008", |f| {
@@ -285,10 +287,10 @@ fn ecn_rules_fire() {
     let h = expect_fires("ECN004", |f| sw(f).pgs[3].xoff_bytes = k(100_000));
     assert_eq!(h.len(), 2, "{h:#?}");
     expect_fires("ECN005", |f| {
-        nic(f).rdma.as_mut().unwrap().np_enable = k(vec![false; 8])
+        nic(f).rdma.as_mut().unwrap().details_mut().np_enable = k(vec![false; 8])
     });
     expect_fires("ECN006", |f| {
-        nic(f).rdma.as_mut().unwrap().roce_tos = k(104)
+        nic(f).rdma.as_mut().unwrap().details_mut().roce_tos = k(104)
     });
     expect_fires("ECN007", |f| sw(f).queues[3].wred_drop = k(true));
     expect_fires("ECN008", |f| {
@@ -311,8 +313,12 @@ fn dscp_mtu_rules_fire() {
         m[26] = 3;
         sw(f).qos.dscp_to_tc = k(m);
     });
-    expect_fires("DSCP004", |f| nic(f).rdma.as_mut().unwrap().cnp_dscp = k(4));
-    expect_fires("DSCP005", |f| nic(f).rdma.as_mut().unwrap().roce_tos = k(0));
+    expect_fires("DSCP004", |f| {
+        nic(f).rdma.as_mut().unwrap().details_mut().cnp_dscp = k(4)
+    });
+    expect_fires("DSCP005", |f| {
+        nic(f).rdma.as_mut().unwrap().details_mut().roce_tos = k(0)
+    });
     expect_fires("DSCP006", |f| sw(f).qos.dscp_rewrites = k(vec![26]));
     expect_fires("DSCP008", |f| sw(f).qos.trust = k("pcp".into()));
     expect_fires("MTU001", |f| sw(f).mtu = k(1500));
@@ -325,7 +331,7 @@ fn dscp_mtu_rules_fire() {
     assert!(!f.devices[0].interfaces[1].roce);
     assert!(run(&f).iter().all(|x| x.rule != "MTU003"));
     expect_fires("MTU004", |f| {
-        nic(f).rdma.as_mut().unwrap().active_mtu = k(1024)
+        nic(f).rdma.as_mut().unwrap().details_mut().active_mtu = k(1024)
     });
     expect_fires("MTU005", |f| f.devices[0].qos.nodrop_class_mtu = k(2240));
 }
@@ -345,13 +351,18 @@ fn buf_wdg_sched_host_rules_fire() {
     expect_fires("WDG002", |f| sw(f).watchdog.detect_ms = k(50.0));
     expect_fires("WDG003", |f| sw(f).watchdog.action = k("alert".into()));
     expect_fires("WDG004", |f| {
-        nic(f).rdma.as_mut().unwrap().pfc_prevention_ms = k(8000)
+        nic(f)
+            .rdma
+            .as_mut()
+            .unwrap()
+            .details_mut()
+            .pfc_prevention_ms = k(8000)
     });
     expect_fires("SCHED001", |f| sw(f).queues[6].scheduler = k("dwrr".into()));
     expect_fires("SCHED002", |f| sw(f).queues[3].weight_pct = k(20.0));
     expect_fires("SCHED003", |f| sw(f).queues[0].weight_pct = k(80.0));
     expect_fires("SCHED004", |f| {
-        let r = nic(f).rdma.as_mut().unwrap();
+        let r = nic(f).rdma.as_mut().unwrap().details_mut();
         r.tc_tsa = k(vec![
             "ets".into(),
             "ets".into(),
@@ -364,7 +375,7 @@ fn buf_wdg_sched_host_rules_fire() {
         ]);
     });
     expect_fires("HOST001", |f| {
-        nic(f).rdma.as_mut().unwrap().roce_mode = k("IB/RoCE v1".into())
+        nic(f).rdma.as_mut().unwrap().details_mut().roce_mode = k("IB/RoCE v1".into())
     });
     expect_fires("HOST008", |f| nic(f).link_pause.tx = k(true));
 }
@@ -390,7 +401,7 @@ fn wdg002_message_renders_without_restore_or_poll_timer() {
 fn unknown_input_is_undecided_never_pass_or_fail() {
     let mut f = fabric();
     sw(&mut f).pfc.priorities = None;
-    nic(&mut f).rdma.as_mut().unwrap().roce_mode = None;
+    nic(&mut f).rdma.as_mut().unwrap().details_mut().roce_mode = None;
     let fs = run(&f);
     let pfc: Vec<_> = fs.iter().filter(|x| x.rule == "PFC001").collect();
     assert_eq!(pfc.len(), 1, "{pfc:#?}");

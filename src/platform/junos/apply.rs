@@ -268,7 +268,7 @@ const MAX_RANGE: u32 = 1024;
 
 /// Expand an interface-range member: `et-0/0/[0-3]` (also `[0-3,8]`), a wildcard against the
 /// known names, or a plain name. Err: why it cannot be expanded (reported at its line).
-fn expand_member(m: &str, known_names: &BTreeSet<String>) -> Result<Vec<String>, String> {
+fn expand_member(m: &str, known_names: &BTreeMap<String, IfConf>) -> Result<Vec<String>, String> {
     if let (Some(open), Some(close)) = (m.find('['), m.rfind(']'))
         && open < close
     {
@@ -298,7 +298,11 @@ fn expand_member(m: &str, known_names: &BTreeSet<String>) -> Result<Vec<String>,
         return Ok((0..=47).map(|n| format!("{pre}/{n}")).collect());
     }
     if m.contains('*') {
-        let hit: Vec<String> = known_names.iter().filter(|n| glob(m, n)).cloned().collect();
+        let hit: Vec<String> = known_names
+            .keys()
+            .filter(|n| !n.contains('*') && glob(m, n))
+            .cloned()
+            .collect();
         if hit.is_empty() {
             return Err("the wildcard matches no interface the configuration names".into());
         }
@@ -331,12 +335,12 @@ fn breakout_parent<'a>(
     name: &str,
     c: &'a IfConf,
     cfg: &'a Config,
-    names: &BTreeSet<String>,
+    names: &BTreeMap<String, IfConf>,
 ) -> Option<&'a Src> {
     if kind_of(name) != "ethernet" || name.contains(':') {
         return None;
     }
-    if let Some(n) = c.sub_ports.as_ref().filter(|n| n.v > 1) {
+    if let Some(n) = c.more().sub_ports.as_ref().filter(|n| n.v > 1) {
         return Some(&n.src);
     }
     let fpn = name.split_once('-').map(|(_, f)| f)?;
@@ -347,7 +351,7 @@ fn breakout_parent<'a>(
     if names
         .range(sub.clone()..)
         .next()
-        .is_some_and(|n| n.starts_with(&sub))
+        .is_some_and(|(n, _)| n.starts_with(&sub))
     {
         return c.src.as_ref();
     }
@@ -370,11 +374,10 @@ fn interfaces(cfg: &Config) -> (BTreeMap<String, IfConf>, Vec<(Src, String)>) {
         .filter(|(n, _)| !n.contains('*'))
         .map(|(n, c)| (n.clone(), c.clone()))
         .collect();
-    let known_names: BTreeSet<String> = out.keys().cloned().collect();
     for r in cfg.ranges.values() {
         let mut members: Vec<String> = Vec::new();
         for (m, src) in &r.members {
-            match expand_member(m, &known_names) {
+            match expand_member(m, &cfg.interfaces) {
                 Ok(v) => members.extend(v),
                 Err(why) => notes.push((src.clone(), format!("member {m} ({why})"))),
             }
@@ -390,18 +393,17 @@ fn interfaces(cfg: &Config) -> (BTreeMap<String, IfConf>, Vec<(Src, String)>) {
         }
     }
     // Breakout parents leave the port list; their sub-ports inherit the per-sub-port speed.
-    let names: BTreeSet<String> = out.keys().cloned().collect();
     let parents: Vec<(String, IfConf)> = out
         .iter()
-        .filter(|(n, c)| breakout_parent(n, c, cfg, &names).is_some())
+        .filter(|(n, c)| breakout_parent(n, c, cfg, &out).is_some())
         .map(|(n, c)| (n.clone(), c.clone()))
         .collect();
     for (p, pc) in &parents {
         out.remove(p);
         let sub = format!("{p}:");
         for (_, c) in out.iter_mut().filter(|(n, _)| n.starts_with(&sub)) {
-            if c.speed.is_none() {
-                c.speed.clone_from(&pc.speed);
+            if c.more().speed.is_none() && pc.more().speed.is_some() {
+                c.more_mut().speed.clone_from(&pc.more().speed);
             }
         }
     }
@@ -412,14 +414,17 @@ fn interfaces(cfg: &Config) -> (BTreeMap<String, IfConf>, Vec<(Src, String)>) {
         .map(|(n, c)| (n.clone(), c.clone()))
         .collect();
     for c in out.values_mut() {
-        if let Some(p) = c.lag.as_ref().and_then(|l| parents.get(&l.v))
+        if let Some(p) = c.more().lag.as_ref().and_then(|l| parents.get(&l.v))
             && c.mtu.is_none()
-            && c.inet_mtu.is_none()
+            && c.more().inet_mtu.is_none()
         {
             c.mtu.clone_from(&p.mtu);
-            c.inet_mtu.clone_from(&p.inet_mtu);
-            if c.vlan_tagging.is_none() {
-                c.vlan_tagging.clone_from(&p.vlan_tagging);
+            let p = p.more();
+            // Only a member with its own lines (it names its ae) is here: its part is written.
+            let m = c.more_mut();
+            m.inet_mtu.clone_from(&p.inet_mtu);
+            if m.vlan_tagging.is_none() {
+                m.vlan_tagging.clone_from(&p.vlan_tagging);
             }
         }
     }
@@ -457,13 +462,11 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
             && cfg
                 .interfaces
                 .get(&ci.pattern)
-                .is_none_or(|c| c.sub_ports.as_ref().is_none_or(|n| n.v <= 1))
+                .is_none_or(|c| c.more().sub_ports.as_ref().is_none_or(|n| n.v <= 1))
             && !chassis_parent(&ci.pattern)
         {
-            let c = IfConf {
-                src: ci.src.clone(),
-                ..Default::default()
-            };
+            let mut c = IfConf::default();
+            c.src.clone_from(&ci.src);
             all.push((ci.pattern.clone(), c, true));
         }
     }
@@ -475,14 +478,14 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
         if *cos_only {
             if port && !name.contains('.') {
                 let e = effective(cos, &[name.as_str()]);
-                let l2 = c.families.iter().any(|f| f == "ethernet-switching");
+                let l2 = c.more().families.iter().any(|f| f == "ethernet-switching");
                 crate::model::maps::bind(i, || bindings(cos, &[name.as_str()], name, l2, &src));
                 port_qos(i, cfg, &fcs, &e, c, &src, &mut policies);
             }
             continue;
         }
         i.set_defined_at(src.clone());
-        i.admin_up = match &c.disable {
+        i.admin_up = match &c.more().disable {
             Some(s) => known(false, s),
             // enabled unless `disable;` [V Junos interface default]
             None => default_of(
@@ -493,10 +496,10 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
                 )),
             ),
         };
-        if let Some(s) = &c.speed {
+        if let Some(s) = &c.more().speed {
             i.speed_gbps = s.v.and_then(|g| known(g, &s.src));
         }
-        if let Some(l) = &c.lag {
+        if let Some(l) = &c.more().lag {
             i.names.lag_parent = Some(l.v.clone());
             lag_members
                 .entry(l.v.clone())
@@ -509,12 +512,12 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
                 Some(m) => known(m.v, &m.src),
                 None => default_of(DEFAULT_IP_MTU + ETH_HEADER, Some(&dflt)),
             };
-            let header = if c.vlan_tagging.is_some() {
+            let header = if c.more().vlan_tagging.is_some() {
                 ETH_VLAN_HEADER
             } else {
                 ETH_HEADER
             };
-            i.mtu = match (&c.inet_mtu, &c.mtu) {
+            i.mtu = match (&c.more().inet_mtu, &c.mtu) {
                 (Some(m), _) => known(m.v, &m.src),
                 (None, Some(m)) => known(m.v.saturating_sub(header), &m.src),
                 (None, None) => default_of(DEFAULT_IP_MTU, Some(&dflt)),
@@ -524,7 +527,11 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
             // Symmetric `flow-control` / `no-flow-control`, else the asymmetric buffers
             // (rx-buffers: send PAUSE, tx-buffers: honour it); off by default [V Juniper
             // flow-control (QFX): "By default, flow control is disabled"].
-            let (rx, tx) = match (&c.flow_control, &c.tx_buffers, &c.rx_buffers) {
+            let (rx, tx) = match (
+                &c.more().flow_control,
+                &c.more().tx_buffers,
+                &c.more().rx_buffers,
+            ) {
                 (Some(f), _, _) => (known(f.v, &f.src), known(f.v, &f.src)),
                 (None, t, r) => (
                     t.as_ref()
@@ -540,12 +547,12 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
         }
         if port && !name.contains('.') {
             let mut names: Vec<&str> = Vec::new();
-            if let Some(l) = &c.lag {
+            if let Some(l) = &c.more().lag {
                 names.push(l.v.as_str());
             }
             names.push(name.as_str());
             let e = effective(cos, &names);
-            let l2 = c.families.iter().any(|f| f == "ethernet-switching");
+            let l2 = c.more().families.iter().any(|f| f == "ethernet-switching");
             crate::model::maps::bind(i, || bindings(cos, &names, name, l2, &src));
             port_qos(i, cfg, &fcs, &e, c, &src, &mut policies);
         }
@@ -711,7 +718,7 @@ fn port_qos(
         (Some(d), None) => known("dscp".to_string(), &d.src),
         (None, Some(p)) => known("pcp".to_string(), &p.src),
         (None, None) => {
-            let l2 = c.families.iter().any(|f| f == "ethernet-switching");
+            let l2 = c.more().families.iter().any(|f| f == "ethernet-switching");
             default_of(if l2 { "pcp" } else { "dscp" }.to_string(), dflt)
         }
     };
@@ -1168,7 +1175,7 @@ mod tests {
         assert!(glob("*", "ae0"));
         assert!(glob("et-0/0/0", "et-0/0/0"));
         assert!(!glob("et-0/0/0", "et-0/0/01"));
-        let none = BTreeSet::new();
+        let none = BTreeMap::new();
         assert_eq!(
             expand_member("et-0/0/[0-2]", &none),
             Ok(vec![

@@ -186,7 +186,7 @@ pub fn ethtool_stats(dev: &mut Device, o: &Output) {
         && let Some(r) = i.rdma.as_mut()
     {
         let any = rx_pause.iter().chain(tx_pause.iter()).any(Option::is_some);
-        r.prio_pause_counters = known(any, &first);
+        r.details_mut().prio_pause_counters = known(any, &first);
     }
 }
 

@@ -146,37 +146,37 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
     let g = global(cfg);
 
     for f in &cfg.interfaces {
-        let parent = f.lag.as_ref().and_then(|l| cfg.get(&l.v));
+        let parent = f.port().lag.as_ref().and_then(|l| cfg.get(&l.v));
         let mut stmts = QosStmts::default();
         if let Some(p) = parent {
             stmts.overlay(&p.qos);
         }
         stmts.overlay(&f.qos);
 
-        let i = dev.iface(&f.name, f.kind);
+        let i = dev.iface(&f.name, f.kind());
         i.set_defined_at(f.src.clone());
-        i.admin_up = match &f.shutdown {
+        i.admin_up = match &f.port().shutdown {
             Some(s) => known(!s.v, &s.src),
             // MLAG port-channels are created down (configs carry an explicit `no shutdown`) [I];
             // Ethernet ports and port-channels are up by default [V: `Admin state: Enabled` on
             // unconfigured ports].
             None => default_of(!f.name.starts_with("Mpo"), Some(&f.src)),
         };
-        let l2_capable = matches!(f.kind, "ethernet" | "port-channel");
-        i.switchport = match (&f.switchport, &f.ip_address) {
+        let l2_capable = matches!(f.kind(), "ethernet" | "port-channel");
+        i.switchport = match (&f.port().switchport, &f.port().ip_address) {
             (Some(s), _) => known(s.v, &s.src),
             (None, Some(ip)) => known(false, ip),
-            (None, None) => match parent.and_then(|p| p.switchport.as_ref()) {
+            (None, None) => match parent.and_then(|p| p.port().switchport.as_ref()) {
                 Some(ps) => default_of(ps.v, Some(&ps.src)),
                 // Ethernet ports are access switchports by default [V: `Switchport mode: access`].
                 None if l2_capable => default_of(true, Some(&f.src)),
                 None => None,
             },
         };
-        if let Some(s) = &f.speed {
+        if let Some(s) = &f.port().speed {
             i.speed_gbps = s.v.and_then(|v| known(v, &s.src));
         }
-        if f.kind != "loopback" {
+        if f.kind() != "loopback" {
             let mtu = match &stmts.mtu {
                 Some(m) => known(m.v, &m.src),
                 None => default_of(DEFAULT_MTU, Some(&f.src)),
@@ -184,7 +184,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
             i.mtu_raw = mtu.clone();
             i.mtu = mtu;
         }
-        if let Some(l) = &f.lag {
+        if let Some(l) = &f.port().lag {
             i.names.lag_parent = Some(l.v.clone());
         }
         if !l2_capable {
@@ -197,7 +197,7 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
     // Members on their port-channels.
     let mut members: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for f in &cfg.interfaces {
-        if let Some(l) = &f.lag {
+        if let Some(l) = &f.port().lag {
             members.entry(l.v.clone()).or_default().push(f.name.clone());
         }
     }
@@ -280,7 +280,7 @@ fn bindings(f: &IfCfg, parent: Option<&IfCfg>, stmts: &QosStmts, g: &Global) -> 
             Some(s),
         ));
     }
-    match &stmts.trust {
+    match &stmts.more().trust {
         Some(t) => {
             let name = match t.v.as_str() {
                 "pcp" => "L2",
@@ -302,19 +302,19 @@ fn bindings(f: &IfCfg, parent: Option<&IfCfg>, stmts: &QosStmts, g: &Global) -> 
             ));
         }
     }
-    if let Some(r) = &stmts.rewrite_dscp {
+    if let Some(r) = &stmts.more().rewrite_dscp {
         let name = if r.v { "enabled" } else { "disabled" };
         v.push(placed("qos rewrite dscp", name, &r.src));
     }
-    for (sp, tc) in &stmts.bind {
+    for (sp, tc) in &stmts.more().bind {
         let kind = format!("traffic-class {} bind switch-priority", tc.v);
         v.push(placed(&kind, &sp.to_string(), &tc.src));
     }
-    for (tc, c) in &stmts.cc {
+    for (tc, c) in &stmts.more().cc {
         let kind = format!("traffic-class {tc} congestion-control");
         v.push(placed(&kind, c.mode.as_deref().unwrap_or("none"), &c.src));
     }
-    for (tc, e) in &stmts.ets {
+    for (tc, e) in &stmts.more().ets {
         let kind = format!("traffic-class {tc} dcb ets");
         let name = match e.v {
             Ets::Strict => "strict".to_string(),
@@ -332,7 +332,7 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
 
     // Trust: L2 (PCP) unless configured [S: Ansible onyx_qos default `L2`; NVIDIA's RoCE
     // recipes always set `qos trust L3`]; the RoCE profile trusts L3 [V RoCE Commands].
-    let trust = match (&stmts.trust, roce_src) {
+    let trust = match (&stmts.more().trust, roce_src) {
         (Some(t), _) => stated(t),
         (None, Some(s)) => dflt("dscp".to_string(), s),
         (None, None) => dflt("pcp".to_string(), fsrc),
@@ -349,12 +349,12 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
         sp_to_tc[CNP_SP as usize] = CNP_TC;
         map_src = dflt((), s);
     }
-    for (sp, tc) in &stmts.bind {
+    for (sp, tc) in &stmts.more().bind {
         if let Some(slot) = sp_to_tc.get_mut(*sp as usize) {
             *slot = tc.v;
         }
     }
-    if let Some(first) = stmts.bind.values().next() {
+    if let Some(first) = stmts.more().bind.values().next() {
         map_src = stated(&At {
             v: (),
             src: first.src.clone(),
@@ -381,7 +381,7 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
     // port).
     let sp_entry = |from: u8, sp: u8| -> MapEntry {
         let tc = sp_to_tc[sp as usize & 7];
-        match stmts.bind.get(&sp) {
+        match stmts.more().bind.get(&sp) {
             Some(b) => MapEntry::config(from, tc, &b.src),
             None => MapEntry::default(from, tc, Some(roce_src.unwrap_or(fsrc))),
         }
@@ -404,7 +404,7 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
     // own mellanox.onyx Ansible collection, onyx_qos: rewrite_dscp "disabled (default)",
     // https://docs.ansible.com/ansible/5/collections/mellanox/onyx/onyx_qos_module.html) rewrites a packet's
     // DSCP from its switch priority, SP n → DSCP 8n [V: `show qos interface` rewrite table].
-    i.qos.dscp_rewrites = match &stmts.rewrite_dscp {
+    i.qos.dscp_rewrites = match &stmts.more().rewrite_dscp {
         Some(r) if r.v => known((0..64u8).filter(|d| d % 8 != 0).collect(), &r.src),
         Some(r) => known(Vec::new(), &r.src),
         None => default_of(Vec::new(), Some(fsrc)),
@@ -422,12 +422,12 @@ fn apply_port(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global, cfg: &
         .as_ref()
         .is_some_and(|p| !p.value.is_empty());
     let w = &mut i.watchdog;
-    w.enabled = match (&stmts.wd, &cfg.wd_global) {
+    w.enabled = match (&stmts.more().wd, &cfg.wd_global) {
         (Some(e), _) => known(e.v, &e.src),
         (None, Some(gl)) => known(gl.v && pfc_active, &gl.src),
         (None, None) => default_of(false, Some(fsrc)),
     };
-    let wd_src = match (&stmts.wd, &cfg.wd_global) {
+    let wd_src = match (&stmts.more().wd, &cfg.wd_global) {
         (Some(e), _) => e.src.clone(),
         (None, Some(gl)) => gl.src.clone(),
         (None, None) => fsrc.clone(),
@@ -441,7 +441,7 @@ fn apply_pfc(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global) {
     let (prios, prio_src, prio_default) = &g.prios;
     // Port mode: auto (DCBX decides) unless configured [V: unconfigured ports show `PFC admin
     // Auto`]; the RoCE profile enables PFC on every port whatever the peer says [I].
-    let mode = match (&stmts.pfc_mode, g.lossless_roce()) {
+    let mode = match (&stmts.more().pfc_mode, g.lossless_roce()) {
         (Some(m), _) => stated(m),
         (None, Some(s)) => dflt("on".to_string(), s),
         (None, None) => dflt("auto".to_string(), fsrc),
@@ -478,13 +478,13 @@ fn apply_pfc(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global) {
 
     // 802.3x link pause: off unless configured [V: `Flow-control: receive off send off` on
     // unconfigured ports].
-    if f.kind == "ethernet" {
+    if f.kind() == "ethernet" {
         let lp = |a: &Option<At<bool>>| match a {
             Some(x) => known(x.v, &x.src),
             None => default_of(false, Some(fsrc)),
         };
-        i.link_pause.rx = lp(&f.fc_rx);
-        i.link_pause.tx = lp(&f.fc_tx);
+        i.link_pause.rx = lp(&f.port().fc_rx);
+        i.link_pause.tx = lp(&f.port().fc_tx);
     }
 }
 
@@ -492,7 +492,7 @@ fn apply_pfc(i: &mut Interface, f: &IfCfg, stmts: &QosStmts, g: &Global) {
 fn apply_queues(i: &mut Interface, stmts: &QosStmts, g: &Global, fsrc: &Src, sp_to_tc: &[u8; 8]) {
     let roce_src = g.roce.as_ref().map(|(_, s)| s);
     let ets: Vec<Val<Ets>> = (0..8u8)
-        .map(|t| match (stmts.ets.get(&t), roce_src) {
+        .map(|t| match (stmts.more().ets.get(&t), roce_src) {
             (Some(e), _) => stated(e),
             (None, Some(s)) if t == ROCE_TC => dflt(Ets::Wrr(50), s),
             (None, Some(s)) if t == CNP_TC => dflt(Ets::Strict, s),
@@ -538,7 +538,7 @@ fn apply_queues(i: &mut Interface, stmts: &QosStmts, g: &Global, fsrc: &Src, sp_
                 };
             }
         }
-        match (stmts.cc.get(&t), roce_src) {
+        match (stmts.more().cc.get(&t), roce_src) {
             (Some(c), _) => {
                 let mode = c.mode.as_deref();
                 let ecn = matches!(mode, Some("ecn" | "both"));

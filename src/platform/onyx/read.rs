@@ -4,6 +4,7 @@
 
 use super::{if_names, kind_of};
 use crate::model::Src;
+use crate::model::push_slim;
 use crate::platform::{Output, util};
 use std::collections::{BTreeMap, HashMap};
 
@@ -36,6 +37,15 @@ pub(super) enum Ets {
 #[derive(Debug, Clone, Default)]
 pub(super) struct QosStmts {
     pub(super) mtu: Option<At<u32>>,
+    /// The others ([`MoreQos`]): written only for the ports whose lines set one, so kept
+    /// apart. A config of short stanzas (`interface ethernet 1/1 mtu 9216`) held 160 bytes of
+    /// empty statements per interface while the ports were built from them (issue 19).
+    more: Option<Box<MoreQos>>,
+}
+
+/// The inherited QoS statements other than the MTU.
+#[derive(Debug, Clone, Default)]
+pub(super) struct MoreQos {
     /// dscp | pcp | both | port
     pub(super) trust: Option<At<String>>,
     pub(super) rewrite_dscp: Option<At<bool>>,
@@ -48,18 +58,42 @@ pub(super) struct QosStmts {
     pub(super) bind: BTreeMap<u8, At<u8>>,
 }
 
+impl MoreQos {
+    /// Nothing written.
+    const NONE: MoreQos = MoreQos {
+        trust: None,
+        rewrite_dscp: None,
+        pfc_mode: None,
+        wd: None,
+        cc: BTreeMap::new(),
+        ets: BTreeMap::new(),
+        bind: BTreeMap::new(),
+    };
+}
+
 impl QosStmts {
+    /// The statements other than the MTU (none written: all unset).
+    pub(super) fn more(&self) -> &MoreQos {
+        static NONE: MoreQos = MoreQos::NONE;
+        self.more.as_deref().unwrap_or(&NONE)
+    }
+
+    fn more_mut(&mut self) -> &mut MoreQos {
+        self.more.get_or_insert_with(Box::default)
+    }
+
     /// Whether one of these statements was written at `src`.
     pub(super) fn has_line(&self, src: &Src) -> bool {
         let at = |a: Option<&Src>| a == Some(src);
+        let m = self.more();
         at(self.mtu.as_ref().map(|x| &x.src))
-            || at(self.trust.as_ref().map(|x| &x.src))
-            || at(self.rewrite_dscp.as_ref().map(|x| &x.src))
-            || at(self.pfc_mode.as_ref().map(|x| &x.src))
-            || at(self.wd.as_ref().map(|x| &x.src))
-            || self.cc.values().any(|c| c.src == *src)
-            || self.ets.values().any(|e| e.src == *src)
-            || self.bind.values().any(|b| b.src == *src)
+            || at(m.trust.as_ref().map(|x| &x.src))
+            || at(m.rewrite_dscp.as_ref().map(|x| &x.src))
+            || at(m.pfc_mode.as_ref().map(|x| &x.src))
+            || at(m.wd.as_ref().map(|x| &x.src))
+            || m.cc.values().any(|c| c.src == *src)
+            || m.ets.values().any(|e| e.src == *src)
+            || m.bind.values().any(|b| b.src == *src)
     }
 
     /// Statements of `top` replace those of `self`.
@@ -70,29 +104,43 @@ impl QosStmts {
             }
         }
         over(&mut self.mtu, &top.mtu);
-        over(&mut self.trust, &top.trust);
-        over(&mut self.rewrite_dscp, &top.rewrite_dscp);
-        over(&mut self.pfc_mode, &top.pfc_mode);
-        over(&mut self.wd, &top.wd);
+        let Some(top) = top.more.as_deref() else {
+            return;
+        };
+        let m = self.more_mut();
+        over(&mut m.trust, &top.trust);
+        over(&mut m.rewrite_dscp, &top.rewrite_dscp);
+        over(&mut m.pfc_mode, &top.pfc_mode);
+        over(&mut m.wd, &top.wd);
         for (k, v) in &top.cc {
-            self.cc.insert(*k, v.clone());
+            m.cc.insert(*k, v.clone());
         }
         for (k, v) in &top.ets {
-            self.ets.insert(*k, v.clone());
+            m.ets.insert(*k, v.clone());
         }
         for (k, v) in &top.bind {
-            self.bind.insert(*k, v.clone());
+            m.bind.insert(*k, v.clone());
         }
     }
 }
 
-/// Everything the config says about one interface.
+/// Everything the config says about one interface. One is alive per interface while the
+/// ports are built from them, so the lines few stanzas write are kept apart ([`PortStmts`],
+/// [`MoreQos`]): inline they made it 336 bytes (64 now), most of what a short stanza cost
+/// (issue 19).
 #[derive(Debug, Clone)]
 pub(super) struct IfCfg {
     pub(super) name: String,
-    pub(super) kind: &'static str,
     /// First line naming the interface.
     pub(super) src: Src,
+    pub(super) qos: QosStmts,
+    /// Written only for the interfaces whose lines set one of them.
+    port: Option<Box<PortStmts>>,
+}
+
+/// The lines of an interface other than its QoS statements.
+#[derive(Debug, Clone, Default)]
+pub(super) struct PortStmts {
     pub(super) shutdown: Option<At<bool>>,
     /// Inner `None`: `speed auto` (negotiated, not a known speed).
     pub(super) speed: Option<At<Option<f64>>>,
@@ -102,7 +150,36 @@ pub(super) struct IfCfg {
     pub(super) lag: Option<At<String>>,
     pub(super) fc_rx: Option<At<bool>>,
     pub(super) fc_tx: Option<At<bool>>,
-    pub(super) qos: QosStmts,
+}
+
+impl PortStmts {
+    /// Nothing written.
+    const NONE: PortStmts = PortStmts {
+        shutdown: None,
+        speed: None,
+        switchport: None,
+        ip_address: None,
+        lag: None,
+        fc_rx: None,
+        fc_tx: None,
+    };
+}
+
+impl IfCfg {
+    /// The model kind of the interface (from its name, so not stored per interface).
+    pub(super) fn kind(&self) -> &'static str {
+        kind_of(&self.name)
+    }
+
+    /// The interface's lines other than QoS (none written: all unset).
+    pub(super) fn port(&self) -> &PortStmts {
+        static NONE: PortStmts = PortStmts::NONE;
+        self.port.as_deref().unwrap_or(&NONE)
+    }
+
+    fn port_mut(&mut self) -> &mut PortStmts {
+        self.port.get_or_insert_with(Box::default)
+    }
 }
 
 /// One traffic pool (`traffic pool NAME ...`).
@@ -127,7 +204,9 @@ pub(super) struct Cfg {
     /// switch priority → pool name (the last `map switch-priority` naming it wins).
     pub(super) sp_pool: BTreeMap<u8, At<String>>,
     pub(super) interfaces: Vec<IfCfg>,
-    index: HashMap<String, usize>,
+    /// Position of each interface in `interfaces` (names boxed and positions 32-bit: 8
+    /// bytes less per slot of the table than a `String` and a `usize`).
+    index: HashMap<Box<str>, u32>,
     /// (kind, name as Onyx writes it, line, canonical name) of each port-channel a member
     /// names, checked once the whole file is read.
     refs: Vec<(&'static str, String, u32, String)>,
@@ -136,23 +215,19 @@ pub(super) struct Cfg {
 impl Cfg {
     fn iface(&mut self, name: &str, src: &Src) -> &mut IfCfg {
         let i = match self.index.get(name) {
-            Some(i) => *i,
+            Some(i) => *i as usize,
             None => {
-                self.interfaces.push(IfCfg {
-                    name: name.to_string(),
-                    kind: kind_of(name),
-                    src: src.clone(),
-                    shutdown: None,
-                    speed: None,
-                    switchport: None,
-                    ip_address: None,
-                    lag: None,
-                    fc_rx: None,
-                    fc_tx: None,
-                    qos: QosStmts::default(),
-                });
+                push_slim(
+                    &mut self.interfaces,
+                    IfCfg {
+                        name: name.to_string(),
+                        src: src.clone(),
+                        qos: QosStmts::default(),
+                        port: None,
+                    },
+                );
                 let i = self.interfaces.len() - 1;
-                self.index.insert(name.to_string(), i);
+                self.index.insert(name.into(), i as u32);
                 i
             }
         };
@@ -160,7 +235,7 @@ impl Cfg {
     }
 
     pub(super) fn get(&self, name: &str) -> Option<&IfCfg> {
-        self.index.get(name).map(|i| &self.interfaces[*i])
+        self.index.get(name).map(|i| &self.interfaces[*i as usize])
     }
 
     fn pool(&mut self, name: &str) -> &mut Pool {
@@ -256,7 +331,7 @@ pub(super) fn read_config(o: &Output) -> Cfg {
 pub(super) fn undefined_refs(cfg: &Cfg) -> Vec<(String, String, u32)> {
     cfg.refs
         .iter()
-        .filter(|(_, _, _, canon)| !cfg.index.contains_key(canon))
+        .filter(|(_, _, _, canon)| !cfg.index.contains_key(canon.as_str()))
         .map(|(k, n, l, _)| (k.to_string(), n.clone(), *l))
         .collect()
 }
@@ -274,17 +349,17 @@ fn if_stmt(
     let get = |n: &str| p.get(r, n).unwrap_or("");
     let f = cfg.iface(name, src);
     match kind {
-        "if_shutdown" => f.shutdown = at(!no, src),
+        "if_shutdown" => f.port_mut().shutdown = at(!no, src),
         "if_mtu" => {
             if let Some(m) = p.num::<u32>(r, "mtu") {
                 f.qos.mtu = at(m, src);
             }
         }
-        "if_speed" => f.speed = at(onyx_speed(get("speed")), src),
-        "if_switchport" => f.switchport = at(!no, src),
-        "if_switchport_mode" => f.switchport = at(true, src),
+        "if_speed" => f.port_mut().speed = at(onyx_speed(get("speed")), src),
+        "if_switchport" => f.port_mut().switchport = at(!no, src),
+        "if_switchport_mode" => f.port_mut().switchport = at(true, src),
         "if_ip" => {
-            f.ip_address.get_or_insert(src.clone());
+            f.port_mut().ip_address.get_or_insert(src.clone());
         }
         "if_channel_group" => {
             let (prefix, kind) = if p.get(r, "mlag").is_some() {
@@ -293,7 +368,7 @@ fn if_stmt(
                 ("Po", "port-channel")
             };
             let lag = format!("{prefix}{}", get("id"));
-            f.lag = at(lag.clone(), src);
+            f.port_mut().lag = at(lag.clone(), src);
             if !cfg.refs.iter().any(|x| x.2 == r.line && x.3 == lag) {
                 cfg.refs.push((kind, get("id").to_string(), r.line, lag));
             }
@@ -301,16 +376,16 @@ fn if_stmt(
         "if_flowcontrol" => {
             let v = at(get("state") == "on", src);
             if get("dir") == "receive" {
-                f.fc_rx = v;
+                f.port_mut().fc_rx = v;
             } else {
-                f.fc_tx = v;
+                f.port_mut().fc_tx = v;
             }
         }
-        "if_pfc_mode" => f.qos.pfc_mode = at(get("mode").to_string(), src),
+        "if_pfc_mode" => f.qos.more_mut().pfc_mode = at(get("mode").to_string(), src),
         // `no dcb priority-flow-control mode` returns the port to its default, auto [S: the
         // Ansible onyx_pfc_interface module uses it to disable PFC; ports then show `Auto`].
-        "if_pfc_mode_no" => f.qos.pfc_mode = at("auto".to_string(), src),
-        "if_wd" => f.qos.wd = at(!no, src),
+        "if_pfc_mode_no" => f.qos.more_mut().pfc_mode = at("auto".to_string(), src),
+        "if_wd" => f.qos.more_mut().wd = at(!no, src),
         "if_trust" => {
             let mode = match get("mode") {
                 "L3" => "dscp",
@@ -318,9 +393,9 @@ fn if_stmt(
                 "port" => "port",
                 _ => "both",
             };
-            f.qos.trust = at(mode.to_string(), src);
+            f.qos.more_mut().trust = at(mode.to_string(), src);
         }
-        "if_rewrite" if get("what") == "dscp" => f.qos.rewrite_dscp = at(!no, src),
+        "if_rewrite" if get("what") == "dscp" => f.qos.more_mut().rewrite_dscp = at(!no, src),
         "if_tc_cc" | "if_tc_cc_no" => {
             let Some(tc) = p.num::<u8>(r, "tc") else {
                 return;
@@ -341,7 +416,7 @@ fn if_stmt(
                 max_pct: get("max").parse::<f64>().ok().filter(|_| !absolute),
                 src: src.clone(),
             };
-            f.qos.cc.insert(tc, stmt);
+            f.qos.more_mut().cc.insert(tc, stmt);
         }
         "if_tc_ets" => {
             let Some(tc) = p.num::<u8>(r, "tc") else {
@@ -353,7 +428,7 @@ fn if_stmt(
                 p.num::<u32>(r, "weight").map(Ets::Wrr)
             };
             if let Some(e) = ets {
-                f.qos.ets.insert(
+                f.qos.more_mut().ets.insert(
                     tc,
                     At {
                         v: e,
@@ -367,7 +442,7 @@ fn if_stmt(
                 return;
             };
             for sp in prio_list(get("list")) {
-                f.qos.bind.insert(
+                f.qos.more_mut().bind.insert(
                     sp,
                     At {
                         v: tc,
