@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Settings a device, a group or `[defaults]` may carry.
-#[derive(Debug, Default, Clone, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Default, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
     /// Only on `[[device]]`: the device's name in the snapshot.
@@ -70,7 +70,7 @@ pub struct Settings {
     pub gid_index: Option<u32>,
 }
 
-#[derive(Debug, Clone, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum OneOrMany {
     One(String),
@@ -97,7 +97,8 @@ struct InventoryToml {
     #[serde(default)]
     group: BTreeMap<String, Settings>,
     #[serde(default)]
-    device: Vec<Settings>,
+    #[schemars(with = "Vec<Settings>")]
+    device: Vec<DeviceEntry>,
     /// Copied to the snapshot's fabric.toml.
     #[serde(default)]
     #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
@@ -106,6 +107,34 @@ struct InventoryToml {
     #[serde(default)]
     #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
     link: Vec<toml::Table>,
+}
+
+/// A `[[device]]` as read. Most devices set a name, an address and groups only; their other
+/// settings (a `Settings` is 480 bytes) are boxed, and held only when one is set, so that an
+/// inventory of many short entries costs memory in proportion to its text (issue 19).
+#[derive(Debug)]
+struct DeviceEntry {
+    name: Option<String>,
+    address: Option<String>,
+    groups: Vec<String>,
+    /// The other settings, when any is set (name, address and groups taken out).
+    more: Option<Box<Settings>>,
+}
+
+impl<'de> Deserialize<'de> for DeviceEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let mut s = Settings::deserialize(d)?;
+        let name = s.name.take();
+        let address = s.address.take();
+        let groups = std::mem::take(&mut s.groups);
+        let more = (s != Settings::default()).then(|| Box::new(s));
+        Ok(DeviceEntry {
+            name,
+            address,
+            groups,
+            more,
+        })
+    }
 }
 
 /// The JSON Schema of the TOML inventory (as the JSON a TOML document maps to).
@@ -331,6 +360,7 @@ impl Inventory {
         }
         let mut names = BTreeMap::new();
         let mut targets = Vec::new();
+        let no_settings = Settings::default();
         for (i, d) in t.device.iter().enumerate() {
             let Some(name) = d.name.clone().filter(|n| !n.trim().is_empty()) else {
                 bail!("{file}: device #{} has no name", i + 1);
@@ -339,7 +369,7 @@ impl Inventory {
             if names.insert(name.clone(), i).is_some() {
                 bail!("{file}: device {name:?} is listed twice");
             }
-            let mut layers: Vec<&Settings> = vec![d];
+            let mut layers: Vec<&Settings> = vec![d.more.as_deref().unwrap_or(&no_settings)];
             for g in &d.groups {
                 let Some(gs) = t.group.get(g) else {
                     bail!(
@@ -709,6 +739,27 @@ pub use crate::glob::matches as glob_match;
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_device_of_a_name_address_and_groups_holds_no_other_settings() {
+        let t: InventoryToml = crate::toml_pieces::from_str(
+            "[[device]]\nname = \"a\"\naddress = \"h\"\ngroups = [\"g\"]\n[[device]]\nname = \"b\"\nuser = \"u\"\n",
+        )
+        .unwrap();
+        let (a, b) = (&t.device[0], &t.device[1]);
+        assert_eq!(
+            (a.name.as_deref(), a.address.as_deref()),
+            (Some("a"), Some("h"))
+        );
+        assert_eq!(a.groups, ["g"]);
+        assert!(a.more.is_none());
+        let more = b.more.as_deref().unwrap();
+        assert_eq!(
+            (more.user.as_deref(), more.name.as_deref()),
+            (Some("u"), None)
+        );
+        assert_eq!(b.name.as_deref(), Some("b"));
+    }
+
     use super::*;
 
     fn load_str(text: &str, ext: &str) -> Result<Inventory> {
