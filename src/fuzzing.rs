@@ -199,8 +199,9 @@ pub fn reports(data: &[u8]) {
     // As the CLI writes the model: streamed (here to nowhere), not built in memory.
     let _ = crate::report::write_model(&audit, &mut std::io::sink());
     let review = crate::report::input::Review::of_audit(&audit, "snapshot");
+    // As the CLI writes them: SARIF streamed, the others rendered, here to nowhere.
     for f in [Concise, Html, Markdown, Sarif, Junit, Github] {
-        let _ = crate::report::render_review(&review, f, false);
+        let _ = crate::report::write_review(&review, f, false, &mut std::io::sink());
     }
 }
 
