@@ -169,7 +169,7 @@ impl Serialize for Results<'_> {
             result(r, f, self.index.get(&f.rule).copied(), fp)
         };
         let mut i = 0;
-        for f in &r.new {
+        for f in r.new.iter() {
             let mut v = base(f, i);
             if r.is_change() {
                 v["baselineState"] = json!("new");
@@ -183,7 +183,7 @@ impl Serialize for Results<'_> {
             seq.serialize_element(&v)?;
             i += 1;
         }
-        for w in &r.waived {
+        for w in r.waived.iter() {
             let mut v = base(&w.finding, i);
             v["suppressions"] = json!([{
                 "kind": "external",
