@@ -193,14 +193,15 @@ pub fn reports(data: &[u8]) {
         catalog,
     };
     use crate::report::Format::*;
-    for f in [Table, Json] {
-        let _ = crate::report::render(&audit, f, false);
-    }
-    // As the CLI writes the model: streamed (here to nowhere), not built in memory.
+    let _ = crate::report::render(&audit, Table, false);
+    // As the CLI writes the JSON report and the model: streamed (here to nowhere), not built
+    // in memory.
+    let _ = crate::report::json::write(&audit, &mut std::io::sink());
     let _ = crate::report::write_model(&audit, &mut std::io::sink());
     let review = crate::report::input::Review::of_audit(&audit, "snapshot");
+    // As the CLI writes them: SARIF streamed, the others rendered, here to nowhere.
     for f in [Concise, Html, Markdown, Sarif, Junit, Github] {
-        let _ = crate::report::render_review(&review, f, false);
+        let _ = crate::report::write_review(&review, f, false, &mut std::io::sink());
     }
 }
 

@@ -213,7 +213,9 @@ pub fn run(mut a: AuditArgs) -> Result<ExitStatus> {
             Format::Table => report::render_view(&a, format, &view),
             _ => {
                 let r = crate::review::Review::of_audit(&a, &names.join(" ")).with_roots(&names);
-                report::render_review_view(&r, format, &view)
+                return emit_with(output.as_ref(), |w| {
+                    report::write_review_view(&r, format, &view, w)
+                });
             }
         };
         emit(&text, output.as_ref())

@@ -1,7 +1,7 @@
 //! `diff` (two snapshot folders) and `review` (two git refs of a repository of intended
 //! configs): what a change introduces, fixes and leaves.
 
-use super::{ExitStatus, FailOn, emit, status_for};
+use super::{ExitStatus, FailOn, emit_with, status_for};
 use crate::audit::{self, Options};
 use crate::report::{self, Format};
 use anyhow::{Context, Result};
@@ -66,10 +66,9 @@ pub fn run_diff(a: DiffArgs) -> Result<ExitStatus> {
         after: after.display().to_string(),
     };
     let r = crate::review::Review::of_change(&b, &a, scope).with_root(&after.display().to_string());
-    emit(
-        &report::render_review(&r, review.format, false),
-        review.output.as_ref(),
-    )?;
+    emit_with(review.output.as_ref(), |w| {
+        report::write_review(&r, review.format, false, w)
+    })?;
     Ok(status_for(&r.new, review.fail_on))
 }
 
@@ -130,10 +129,9 @@ pub fn run_review(a: ReviewCmdArgs) -> Result<ExitStatus> {
     r.anchor_to_change(&changed, &|file: &str| {
         crate::snapshot::read::read_text(&head_root.join(file)).ok()
     });
-    emit(
-        &report::render_review(&r, review.format, false),
-        review.output.as_ref(),
-    )?;
+    emit_with(review.output.as_ref(), |w| {
+        report::write_review(&r, review.format, false, w)
+    })?;
     Ok(status_for(&r.new, review.fail_on))
 }
 

@@ -54,7 +54,7 @@ pub fn text(r: &Review) -> String {
         t.set_header(header);
         t
     };
-    for (title, fs) in [("New", &r.new), ("Fixed", &r.fixed)] {
+    for (title, fs) in [("New", &r.new[..]), ("Fixed", &r.fixed[..])] {
         if fs.is_empty() {
             continue;
         }

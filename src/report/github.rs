@@ -33,7 +33,7 @@ pub fn property(s: &str) -> String {
 
 pub fn render(r: &Review) -> String {
     let mut out = String::new();
-    for f in &r.new {
+    for f in r.new.iter() {
         let cmd = match f.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",

@@ -11,6 +11,7 @@ use crate::finding::{Finding, Passes};
 use crate::model::Fabric;
 use crate::model::probe::Probe;
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// Everything a report needs from one audit (filled by `crate::audit`).
 pub struct Audit {
@@ -93,13 +94,16 @@ pub struct Review<'a> {
     /// probes and rule catalog.
     pub audit: &'a Audit,
     /// Findings the change introduces; for a plain audit, every finding. Only these fail.
-    pub new: Vec<Finding>,
+    /// Borrowed from the audit for a plain audit: a copy of every finding was the largest
+    /// part of the review (issue 19: about 9 times the input on a config of many ports).
+    pub new: Cow<'a, [Finding]>,
     /// Findings the change removed (empty for a plain audit).
     pub fixed: Vec<Finding>,
     /// Findings present before and after.
     pub unchanged: Vec<Finding>,
-    /// Findings a waiver accepts, new or not: listed apart, never failing.
-    pub waived: Vec<Waived>,
+    /// Findings a waiver accepts, new or not: listed apart, never failing (borrowed from the
+    /// audit for a plain audit, as `new`).
+    pub waived: Cow<'a, [Waived]>,
     /// The folder the findings' source files are relative to, as named from the working
     /// directory (the snapshot folder the user gave): with it, the paths CI formats write
     /// (SARIF, GitHub annotations, JUnit, Markdown) open from the working directory, not
@@ -118,10 +122,10 @@ impl<'a> Review<'a> {
                 snapshot: snapshot.to_string(),
             },
             audit,
-            new: audit.findings.clone(),
+            new: Cow::Borrowed(&audit.findings),
             fixed: Vec::new(),
             unchanged: Vec::new(),
-            waived: audit.waived.clone(),
+            waived: Cow::Borrowed(&audit.waived),
             root: None,
             more_roots: Vec::new(),
         }

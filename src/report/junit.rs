@@ -69,7 +69,7 @@ pub fn render(r: &Review) -> String {
     let mut cases: BTreeMap<Key, Case> = BTreeMap::new();
     let key = |f: &Finding| (family(&f.rule), f.rule.clone(), f.device.clone());
     let change = r.is_change();
-    for f in &r.new {
+    for f in r.new.iter() {
         let line = describe(r, f);
         let c = entry(&mut cases, key(f), || title(f));
         if f.undecided() {
@@ -94,7 +94,7 @@ pub fn render(r: &Review) -> String {
             c.notes.push(line);
         }
     }
-    for w in &r.waived {
+    for w in r.waived.iter() {
         let note = format!(
             "waived: {} ({}, until {})",
             w.waiver.reason, w.waiver.owner, w.waiver.expires

@@ -4,7 +4,7 @@
 //! snapshot is escaped (see [`text`]); the whole comment stays under a size bound, cut only
 //! between rows, with an honest note of what was left out.
 
-use super::input::{Review, count};
+use super::input::Review;
 use crate::finding::{Finding, Severity};
 
 /// GitHub comments hold at most 65536 characters; leave room for a wrapper.
@@ -206,12 +206,14 @@ fn counts_table(r: &Review) -> String {
     ) + "\n";
     out.push_str("| --- | ---: | ---: | ---: |\n");
     for (name, fs) in rows {
-        let owned: Vec<Finding> = fs.into_iter().cloned().collect();
+        // Counted on the references: a copy of the findings to count them was the peak of a
+        // markdown report of many findings (issue 19).
+        let count = |s: Severity| fs.iter().filter(|f| f.severity == s).count();
         out.push_str(&format!(
             "| {name} | {} | {} | {} |\n",
-            count(&owned, Severity::Error),
-            count(&owned, Severity::Warning),
-            count(&owned, Severity::Info)
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Info)
         ));
     }
     out.push('\n');

@@ -88,6 +88,35 @@ pub fn render_review(r: &input::Review, format: Format, color: bool) -> String {
     render_review_view(r, format, &view)
 }
 
+/// [`render_review`] written to `w`. SARIF is written as it is serialized (its text is many
+/// times the findings it describes: issue 19); the other formats are rendered, then written.
+pub fn write_review(
+    r: &input::Review,
+    format: Format,
+    color: bool,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let view = terminal::View {
+        color,
+        width: width::detect(false),
+        ..terminal::View::plain()
+    };
+    write_review_view(r, format, &view, w)
+}
+
+/// [`write_review`] with the terminal layout given.
+pub fn write_review_view(
+    r: &input::Review,
+    format: Format,
+    view: &terminal::View,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Sarif => sarif::write(r, w),
+        _ => w.write_all(render_review_view(r, format, view).as_bytes()),
+    }
+}
+
 /// [`render_review`] with the terminal layout given.
 pub fn render_review_view(r: &input::Review, format: Format, view: &terminal::View) -> String {
     match format {

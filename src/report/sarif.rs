@@ -10,6 +10,7 @@
 
 use super::input::Review;
 use crate::finding::{Finding, Severity};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value, json};
 use sha1::Digest;
 use std::collections::BTreeMap;
@@ -38,6 +39,46 @@ fn first_url(reference: &str) -> Option<&str> {
 }
 
 pub fn render(r: &Review) -> String {
+    let mut buf = Vec::new();
+    match write(r, &mut buf) {
+        Ok(()) => String::from_utf8_lossy(&buf).into_owned(),
+        Err(e) => format!("{{\"error\": \"{e}\"}}\n"),
+    }
+}
+
+/// [`render`] written to `w` as it is serialized: each result is made, written and dropped in
+/// turn, so neither the results nor the text are held whole (issue 19: a SARIF report of many
+/// findings is many times its input, and was the peak of the reports of one audit).
+pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let (rules, index) = rules(r);
+    let waived: Vec<&Finding> = r.waived.iter().map(|w| &w.finding).collect();
+    let all: Vec<&Finding> = r.new.iter().chain(&r.unchanged).chain(waived).collect();
+    let doc = Doc {
+        run: Run {
+            headline: r.headline(),
+            results: Results {
+                r,
+                index: &index,
+                fingerprints: fingerprints(&all),
+            },
+            tool: json!({ "driver": {
+                "name": "fabric-audit",
+                "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "rules": Value::Array(rules),
+            }}),
+        },
+    };
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+    serde_json::to_writer_pretty(&mut w, &doc)?;
+    w.write_all(b"\n")?;
+    w.flush()
+}
+
+/// `tool.driver.rules`: the catalog, then any rule a finding names that the catalog lacks;
+/// with each rule's index in that list.
+fn rules(r: &Review) -> (Vec<Value>, BTreeMap<String, usize>) {
     let mut rules: Vec<Value> = Vec::new();
     let mut index: BTreeMap<String, usize> = BTreeMap::new();
     for spec in &r.audit.catalog {
@@ -64,13 +105,8 @@ pub fn render(r: &Review) -> String {
         }
         rules.push(rule);
     }
-    let waived: Vec<&Finding> = r.waived.iter().map(|w| &w.finding).collect();
-    for f in r
-        .new
-        .iter()
-        .chain(&r.unchanged)
-        .chain(waived.iter().copied())
-    {
+    let waived = r.waived.iter().map(|w| &w.finding);
+    for f in r.new.iter().chain(&r.unchanged).chain(waived) {
         if !index.contains_key(&f.rule) {
             index.insert(f.rule.clone(), rules.len());
             rules.push(json!({
@@ -81,64 +117,89 @@ pub fn render(r: &Review) -> String {
             }));
         }
     }
+    (rules, index)
+}
 
-    let all: Vec<&Finding> = r.new.iter().chain(&r.unchanged).chain(waived).collect();
-    let fingerprints = fingerprints(&all);
-    let mut results = Vec::new();
-    let base = |f: &Finding, i: usize| {
-        let fp = fingerprints.get(i).map_or("", String::as_str);
-        result(r, f, index.get(&f.rule).copied(), fp)
-    };
-    let mut i = 0;
-    for f in &r.new {
-        let mut v = base(f, i);
-        if r.is_change() {
-            v["baselineState"] = json!("new");
+/// The SARIF document. Its keys are written in the order a `serde_json::Value` object keeps
+/// them (sorted), so the text is the one the whole document built as a `Value` would give.
+struct Doc<'a> {
+    run: Run<'a>,
+}
+
+impl Serialize for Doc<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("$schema", SCHEMA)?;
+        m.serialize_entry("runs", &[&self.run])?;
+        m.serialize_entry("version", "2.1.0")?;
+        m.end()
+    }
+}
+
+/// The one run: keys sorted, as in [`Doc`].
+struct Run<'a> {
+    headline: String,
+    results: Results<'a>,
+    tool: Value,
+}
+
+impl Serialize for Run<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("properties", &json!({ "headline": self.headline }))?;
+        m.serialize_entry("results", &self.results)?;
+        m.serialize_entry("tool", &self.tool)?;
+        m.end()
+    }
+}
+
+/// The results, each made as it is written: new, then unchanged, then waived findings.
+struct Results<'a> {
+    r: &'a Review<'a>,
+    index: &'a BTreeMap<String, usize>,
+    fingerprints: Vec<String>,
+}
+
+impl Serialize for Results<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.r;
+        let mut seq = s.serialize_seq(Some(r.new.len() + r.unchanged.len() + r.waived.len()))?;
+        let base = |f: &Finding, i: usize| {
+            let fp = self.fingerprints.get(i).map_or("", String::as_str);
+            result(r, f, self.index.get(&f.rule).copied(), fp)
+        };
+        let mut i = 0;
+        for f in r.new.iter() {
+            let mut v = base(f, i);
+            if r.is_change() {
+                v["baselineState"] = json!("new");
+            }
+            seq.serialize_element(&v)?;
+            i += 1;
         }
-        results.push(v);
-        i += 1;
+        for f in &r.unchanged {
+            let mut v = base(f, i);
+            v["baselineState"] = json!("unchanged");
+            seq.serialize_element(&v)?;
+            i += 1;
+        }
+        for w in r.waived.iter() {
+            let mut v = base(&w.finding, i);
+            v["suppressions"] = json!([{
+                "kind": "external",
+                "status": "accepted",
+                "justification": w.waiver.reason,
+                "properties": {
+                    "owner": w.waiver.owner,
+                    "expires": w.waiver.expires,
+                    "waiver": format!("{}:{}", w.waiver.file, w.waiver.line),
+                },
+            }]);
+            seq.serialize_element(&v)?;
+            i += 1;
+        }
+        seq.end()
     }
-    for f in &r.unchanged {
-        let mut v = base(f, i);
-        v["baselineState"] = json!("unchanged");
-        results.push(v);
-        i += 1;
-    }
-    for w in &r.waived {
-        let mut v = base(&w.finding, i);
-        v["suppressions"] = json!([{
-            "kind": "external",
-            "status": "accepted",
-            "justification": w.waiver.reason,
-            "properties": {
-                "owner": w.waiver.owner,
-                "expires": w.waiver.expires,
-                "waiver": format!("{}:{}", w.waiver.file, w.waiver.line),
-            },
-        }]);
-        results.push(v);
-        i += 1;
-    }
-
-    let mut doc = json!({
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
-                "name": "fabric-audit",
-                "version": env!("CARGO_PKG_VERSION"),
-                "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "rules": null,
-            }},
-            "results": null,
-            "properties": { "headline": r.headline() },
-        }],
-    });
-    // Moved in, not interpolated: `json!` would copy them (issue 19: the copy of the results
-    // was the peak of a report of many findings).
-    doc["runs"][0]["tool"]["driver"]["rules"] = Value::Array(rules);
-    doc["runs"][0]["results"] = Value::Array(results);
-    serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")) + "\n"
 }
 
 fn result(r: &Review, f: &Finding, rule_index: Option<usize>, fingerprint: &str) -> Value {

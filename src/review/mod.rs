@@ -30,10 +30,10 @@ impl<'a> Review<'a> {
         Review {
             scope,
             audit: after,
-            new: d.new.into_iter().filter(|f| !waived(f)).collect(),
+            new: std::borrow::Cow::Owned(d.new.into_iter().filter(|f| !waived(f)).collect()),
             fixed: d.fixed,
             unchanged: d.unchanged.into_iter().filter(|f| !waived(f)).collect(),
-            waived: after.waived.clone(),
+            waived: std::borrow::Cow::Borrowed(&after.waived),
             root: None,
             more_roots: Vec::new(),
         }
@@ -53,7 +53,7 @@ impl Review<'_> {
         changed: &BTreeMap<String, Vec<u32>>,
         head_text: &dyn Fn(&str) -> Option<String>,
     ) {
-        for f in &mut self.new {
+        for f in self.new.to_mut().iter_mut() {
             let Some(src) = f.source.as_mut() else {
                 continue;
             };

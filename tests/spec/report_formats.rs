@@ -278,8 +278,8 @@ fn markdown_neutralises_device_strings_and_bounds_its_size() {
         safety: "safe".into(),
         device: None,
     });
-    r.new = vec![f];
-    r.waived.clear();
+    r.new = vec![f].into();
+    r.waived = Vec::new().into();
     let text = markdown::render(&r);
     let d = md::parse(&text);
     let rows = md::rows(&d);
@@ -313,7 +313,7 @@ fn markdown_neutralises_device_strings_and_bounds_its_size() {
             )
         })
         .collect();
-    r.new = many;
+    r.new = many.into();
     for max in [3_000, 20_000] {
         let text = markdown::render_bounded(&r, max);
         assert!(text.len() <= max, "{} > {max}", text.len());
@@ -582,7 +582,7 @@ fn junit_keeps_hostile_text_as_text() {
     let audit = clean_audit();
     let mut r = Review::of_audit(&audit, "clean-fabric");
     let msg = "a ]]> b <c/> & \"q\" 'x' \u{1}\u{7}end";
-    r.new = vec![finding("MTU001", Severity::Error, "le&af<1>", "e\"1", msg)];
+    r.new = vec![finding("MTU001", Severity::Error, "le&af<1>", "e\"1", msg)].into();
     let text = fabric_audit::report::junit::render(&r);
     let doc = roxmltree::Document::parse(&text).unwrap();
     let (_, failures, _) = junit_counts(&doc);
@@ -666,8 +666,8 @@ fn github_escapes_so_a_message_cannot_start_a_command() {
     let msg = "bad\n::error::pwned\r\n100%0A done";
     let mut f = finding("MTU001", Severity::Warning, "le,af:1", "e1", msg);
     f.source = None;
-    r.new = vec![f];
-    r.waived.clear();
+    r.new = vec![f].into();
+    r.waived = Vec::new().into();
     let text = fabric_audit::report::github::render(&r);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
