@@ -16,6 +16,10 @@
 //! depend on one another (a table defined in two places, a sub-table after another table, a
 //! root dotted key naming a table defined by a header) is handed to `toml` whole, as is a
 //! single line too long to check in pieces: such files are unusual, and correct either way.
+//! The pieces are checked with toml's parser, not its decoder: an error toml finds only while
+//! decoding (an empty or badly escaped key, an invalid number) is found when its piece is
+//! parsed, and one inside a table header makes the document parsed whole (a 1 MiB header line
+//! of `[{"a":` costs what it cost before, about 45 times its size).
 //! One difference is known: in a document with both a TOML error inside a later array element
 //! (a key defined twice in it) and a type error in an earlier one, the type error is named,
 //! where whole-document parsing names the TOML error.

@@ -93,6 +93,7 @@ pub(super) fn apply(dev: &mut Device, db: &Db, ini: &Ini, notes: &mut BuildNotes
             anchor: anchor.as_ref(),
         };
         port_qos(i, &bx, &mut policies);
+        share_port(dev, name);
     }
     queues(dev, db, &port_src, &mut policies);
     cables(dev, db);
@@ -100,6 +101,22 @@ pub(super) fn apply(dev: &mut Device, db: &Db, ini: &Ini, notes: &mut BuildNotes
     watchdog(dev, db, &qmap, &port_src);
     pools(dev, db);
     dev.qos.policies = policies.into_iter().collect();
+}
+
+/// Let the port `name` hold the copies already seen of its QoS parts (queues, groups, PFC,
+/// watchdog, classification) that equal its own, now that a pass over the ports is done with
+/// it. This reader writes those parts table by table over every port, after the ports exist,
+/// so the sharing done as a reader moves from port to port ([`Device::iface_slot`]) never saw
+/// them: 2,000 ports each held their own copies, about 12 KB a port (issue 19: 1 MiB of
+/// replicated `sonic-cli` interface stanzas peaked at 33x). Defaults citing the port's own
+/// line are written as `Src::port_line` there, so ports' copies are equal and outputs are not
+/// changed.
+fn share_port(dev: &mut Device, name: &str) {
+    if let Some(p) = dev.iface_position(name)
+        && let Some(i) = dev.interfaces.get_mut(p)
+    {
+        dev.sharing.port(i);
+    }
 }
 
 /// A fact with the given default flag.
@@ -629,6 +646,7 @@ fn queues(
                 q.wred_drop = default_of(false, Some(src));
             }
         }
+        share_port(dev, name);
     }
     let mut weights: BTreeMap<String, BTreeMap<usize, (f64, Src)>> = BTreeMap::new();
     for (key, e) in db.table("QUEUE") {
@@ -696,6 +714,7 @@ fn queues(
                     q.wred_drop = default_of(false, Some(&e.src));
                 }
             }
+            share_port(dev, &name);
         }
     }
     // DWRR weights are relative (SAI 1-100); a queue's share is its weight over the sum of the
@@ -712,6 +731,7 @@ fn queues(
             let pct = (wt * 10000.0 / total).floor() / 100.0;
             i.queues[qi].weight_pct = known(pct, &src);
         }
+        share_port(dev, &name);
     }
 }
 
@@ -817,6 +837,7 @@ fn pgs(dev: &mut Device, db: &Db, ini: &Ini, port_src: &BTreeMap<String, Src>) {
                     profile_pg(pg, &bind.src, prof, false);
                 }
             }
+            share_port(dev, &name);
         }
     }
     let dynamic = db
@@ -864,6 +885,7 @@ fn pgs(dev: &mut Device, db: &Db, ini: &Ini, port_src: &BTreeMap<String, Src>) {
                 pg.lossless = default_of(true, Some(&row.src));
             }
         }
+        share_port(dev, name);
     }
 }
 
@@ -874,7 +896,12 @@ fn watchdog(dev: &mut Device, db: &Db, qmap: &QosIndex, port_src: &BTreeMap<Stri
         .entry("PFC_WD", "GLOBAL")
         .and_then(|e| e.num::<f64>("POLL_INTERVAL"));
     let start_default = StartDefault::new(db, qmap);
+    // The port the previous turn wrote (see `share_port`); the turns end in several places.
+    let mut written: Option<&String> = None;
     for (name, src) in port_src {
+        if let Some(prev) = written.replace(name) {
+            share_port(dev, prev);
+        }
         let Some(i) = dev.interface_mut(name) else {
             continue;
         };
@@ -922,6 +949,9 @@ fn watchdog(dev: &mut Device, db: &Db, qmap: &QosIndex, port_src: &BTreeMap<Stri
         if let Some((p, v)) = poll {
             i.watchdog.poll_ms = known(p, &v.src);
         }
+    }
+    if let Some(last) = written {
+        share_port(dev, last);
     }
 }
 
@@ -1016,6 +1046,46 @@ fn pools(dev: &mut Device, db: &Db) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ports whose queue, PFC and classification defaults cite each its own PORT line share
+    /// one copy as soon as `apply` is done with them (before the build's final sharing), and
+    /// each still cites its own line when serialized with sources.
+    #[test]
+    fn port_defaults_citing_their_own_line_are_shared_during_apply() {
+        let file: std::sync::Arc<str> = std::sync::Arc::from("configs/sw1.json");
+        let mut db = Db::default();
+        let ports = db.tables.entry("PORT".to_string()).or_default();
+        for (n, line) in [("Ethernet0", 10), ("Ethernet4", 20), ("Ethernet8", 30)] {
+            let e = Entry {
+                src: Src::new(&file, line),
+                fields: BTreeMap::new(),
+            };
+            ports.insert(n.to_string(), e);
+        }
+        let mut dev = Device::default();
+        apply(&mut dev, &db, &Ini::default(), &mut BuildNotes::default());
+        let p = |n: &str| dev.interface(n).expect(n);
+        let (a, b) = (p("Ethernet0"), p("Ethernet8"));
+        assert!(a.queues.is_stored());
+        assert_eq!(a.queues.stored_ptr(), b.queues.stored_ptr());
+        assert_eq!(a.pfc.stored_ptr(), b.pfc.stored_ptr());
+        assert_eq!(a.qos.stored_ptr(), b.qos.stored_ptr());
+        assert_eq!(a.watchdog.stored_ptr(), b.watchdog.stored_ptr());
+        let cited = |i: &Interface| {
+            let v = crate::model::with_sources(|| serde_json::to_value(i)).unwrap_or_default();
+            [
+                v["queues"][3]["ecn"]["enabled"]["line"].clone(),
+                v["pfc"]["mode"]["line"].clone(),
+                v["trust"]["line"].clone(),
+                v["watchdog"]["enabled"]["line"].clone(),
+            ]
+        };
+        assert_eq!(cited(a), [10, 10, 10, 10].map(serde_json::Value::from));
+        assert_eq!(
+            cited(p("Ethernet4")),
+            [20, 20, 20, 20].map(serde_json::Value::from)
+        );
+    }
 
     #[test]
     fn pfc_priority_chain() {
