@@ -313,8 +313,13 @@ fn expand_member(m: &str, known_names: &BTreeMap<String, IfConf>) -> Result<Vec<
 
 /// `member-range et-0/0/0 to et-0/0/3`: same prefix, last number counts. Err: why not.
 fn expand_range(a: &str, b: &str) -> Result<Vec<String>, String> {
+    // The prefix ends where the trailing digits start (a byte index on a char boundary even
+    // when the prefix ends in a multi-byte character); a name of digits only has no prefix.
     let split = |s: &str| -> Option<(String, u32)> {
-        let pos = s.rfind(|c: char| !c.is_ascii_digit())? + 1;
+        let pos = s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        if pos == 0 {
+            return None;
+        }
         Some((s[..pos].to_string(), s[pos..].parse().ok()?))
     };
     match (split(a), split(b)) {
