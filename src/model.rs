@@ -1288,12 +1288,13 @@ pub struct FileParse {
     pub error: Option<String>,
 }
 
-/// Push `item`, growing `v` by an eighth rather than doubling it: for lists of large
+/// Push `item`, growing `v` by a sixteenth rather than doubling it: for lists of large
 /// records per port (ports, a reader's interface blocks) doubling leaves up to half the list
-/// unused at the peak of a build (issue 19).
+/// unused at the peak of a build, an eighth up to an eighth (issue 19: 64 KiB of Junos
+/// stanzas, 1,896 ports in room for 2,113). Twice the moves of an eighth, each a `realloc`.
 pub fn push_slim<T>(v: &mut Vec<T>, item: T) {
     if v.len() == v.capacity() {
-        v.reserve_exact((v.len() / 8).max(8));
+        v.reserve_exact((v.len() / 16).max(8));
     }
     v.push(item);
 }
