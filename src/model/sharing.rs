@@ -62,6 +62,7 @@ impl Sharing {
                 }
             }
         }
+        port.drop_blank_details();
         cite_port_line(port);
         port.queues.fold_into(&mut self.queues, MAX_DISTINCT);
         port.pgs.fold_into(&mut self.pgs, MAX_DISTINCT);

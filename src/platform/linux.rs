@@ -392,11 +392,13 @@ fn link_lags(dev: &mut Device) {
 // RDMA device -> netdev
 // ---------------------------------------------------------------------------------------------
 
+/// One RDMA port and its netdev. Alive while the ports are built, one per port: its texts
+/// are boxed, without a `String`'s unused room and length word (issue 19).
 struct RdmaPort {
-    dev: String,
+    dev: Box<str>,
     port: u8,
-    netdev: String,
-    state: Option<String>,
+    netdev: Box<str>,
+    state: Option<Box<str>>,
     src: Src,
 }
 
@@ -412,23 +414,28 @@ impl RdmaMap {
         if dev.is_empty() || netdev.is_empty() {
             return;
         }
-        if self.ports.iter().any(|p| p.dev == dev && p.port == port) {
+        if self.ports.iter().any(|p| &*p.dev == dev && p.port == port) {
             return;
         }
-        self.ports.push(RdmaPort {
-            dev: dev.to_string(),
-            port,
-            netdev: netdev.to_string(),
-            state: state.map(str::to_string),
-            src,
-        });
+        // One record per RDMA port, alive while the ports are built: grown by steps that
+        // leave little room unused, not doubled (issue 19).
+        crate::model::push_slim(
+            &mut self.ports,
+            RdmaPort {
+                dev: dev.into(),
+                port,
+                netdev: netdev.into(),
+                state: state.map(Box::from),
+                src,
+            },
+        );
     }
 
     fn netdev(&self, dev: &str, port: u8) -> Option<&str> {
         self.ports
             .iter()
-            .find(|p| p.dev == dev && p.port == port)
-            .map(|p| p.netdev.as_str())
+            .find(|p| &*p.dev == dev && p.port == port)
+            .map(|p| &*p.netdev)
     }
 
     fn attach(&self, dev: &mut Device) {
@@ -436,13 +443,13 @@ impl RdmaMap {
             let i = dev.iface(&p.netdev, "ethernet");
             let r = rdma_of(i);
             if r.device.is_empty() {
-                r.device = p.dev.clone();
+                r.device = p.dev.to_string();
                 r.port = p.port;
             }
             if let Some(s) = &p.state
                 && r.state.is_none()
             {
-                r.state = known(s.clone(), &p.src);
+                r.state = known(s.to_string(), &p.src);
             }
         }
     }

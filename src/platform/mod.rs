@@ -90,6 +90,7 @@ pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
         }
     }
     for i in &mut dev.interfaces {
+        i.drop_blank_details();
         crate::model::sharing::cite_port_line(i);
     }
     crate::model::eight::share(&mut dev.interfaces, |i| &mut i.queues);

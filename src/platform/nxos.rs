@@ -41,6 +41,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             cfg.read(i, o);
         }
     }
+    cfg.finish();
     for (oi, line, why) in &cfg.unexpanded {
         notes.not_read(outs, *oi, *line, why);
     }

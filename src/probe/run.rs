@@ -349,7 +349,10 @@ fn port_counters(
     let (d, _) = crate::device::build_device(parsers, &input);
     d.interfaces
         .into_iter()
-        .filter_map(|i| Some(((d.name.clone(), i.name), *i.counters?)))
+        .filter_map(|i| {
+            let counters = i.counters.as_deref()?.clone();
+            Some(((d.name.clone(), i.name), counters))
+        })
         .collect()
 }
 

@@ -599,6 +599,11 @@ pub fn pcie_and_gpus(dev: &mut Device, map: &RdmaMap, host: &mut Host, outs: &[&
     let mut pci: Vec<PciFunction> = funcs.into_iter().map(|f| f.pf).collect();
     // NICs: tie lspci functions to netdevs, and fill each side from the other
     for i in dev.interfaces.iter_mut() {
+        if i.nic.is_none() {
+            continue;
+        }
+        // The NIC facts are borrowed through the port (`Deref`), so the name is read first.
+        let name = i.name.clone();
         let Some(n) = i.nic.as_mut() else {
             continue;
         };
@@ -608,7 +613,7 @@ pub fn pcie_and_gpus(dev: &mut Device, map: &RdmaMap, host: &mut Host, outs: &[&
             .and_then(|a| pci.iter_mut().find(|f| f.address == a));
         match f {
             Some(f) => {
-                f.netdev = Some(i.name.clone());
+                f.netdev = Some(name.clone());
                 if f.kind == "other" {
                     f.kind = "nic".into();
                 }
@@ -635,9 +640,9 @@ pub fn pcie_and_gpus(dev: &mut Device, map: &RdmaMap, host: &mut Host, outs: &[&
                     .iter()
                     .find_map(|f| f.as_ref().and_then(|v| v.src.clone()));
                 pci.push(PciFunction {
-                    address: addr.unwrap_or_else(|| i.name.clone()),
+                    address: addr.unwrap_or_else(|| name.clone()),
                     kind: "nic".into(),
-                    netdev: Some(i.name.clone()),
+                    netdev: Some(name.clone()),
                     numa_node: n.numa_node.as_ref().map(|v| v.value),
                     link: Some(link),
                     stalled_pct: stalled(n),

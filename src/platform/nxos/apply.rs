@@ -651,6 +651,9 @@ pub fn apply(dev: &mut Device, cfg: &Config, notes: &mut BuildNotes) {
     }
     dev.qos.nodrop_class_mtu = nq.nodrop_mtu.clone();
 
+    // One port per block (at most): the list grown once, not by steps that leave room unused.
+    let room = crate::model::MAX_INTERFACES.saturating_sub(dev.interfaces.len());
+    dev.interfaces.reserve_exact(cfg.interfaces.len().min(room));
     for ifc in &cfg.interfaces {
         let kind = ifc.kind();
         let lag = ifc.channel_group.as_ref().and_then(|(n, _)| {
@@ -709,10 +712,14 @@ fn apply_basics(cfg: &Config, ifc: &IfConf, lag: Option<&IfConf>, i: &mut Interf
             _ => None,
         },
     };
-    i.speed_gbps = match &ifc.speed_gbps {
+    let speed = match &ifc.speed_gbps {
         Some((Some(g), s)) => known(*g, s),
         _ => None,
     };
+    // Written only when it changes: a write makes the port's details box ([`Interface`]).
+    if speed.is_some() || i.speed_gbps.is_some() {
+        i.speed_gbps = speed;
+    }
     let mtu = own_or_lag(ifc, lag, |x| x.mtu.as_ref());
     (i.mtu, i.mtu_raw) = match mtu {
         Some((v, s)) => (known(*v, s), known(*v, s)),
