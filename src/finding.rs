@@ -1,6 +1,9 @@
 //! A finding: what a rule (or the parser, or the topology builder) says about one object.
 
+pub mod evidence;
+
 use crate::model::Endpoint;
+pub use evidence::Evidence;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -81,7 +84,7 @@ pub struct Finding {
     pub peer: Option<Endpoint>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<Location>,
-    pub evidence: serde_json::Map<String, serde_json::Value>,
+    pub evidence: Evidence,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remediation: Option<Remediation>,
 }

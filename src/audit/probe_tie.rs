@@ -69,7 +69,7 @@ pub fn tie(
                 }
                 f.message = format!("{}; on this path: {}", f.message, parts.join("; "));
                 f.evidence.insert(
-                    "path_findings".into(),
+                    "path_findings",
                     serde_json::Value::Array(
                         related
                             .iter()
@@ -87,7 +87,7 @@ pub fn tie(
                 );
             }
             f.evidence.insert(
-                "path".into(),
+                "path",
                 serde_json::Value::Array(
                     p.path
                         .iter()

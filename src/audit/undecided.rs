@@ -221,9 +221,8 @@ pub fn explain(findings: &mut [Finding], devices: &[Device], rules: &RuleSet, pa
             .unwrap_or_else(|| "could not decide".into());
         f.message = format!("{head}: {}", parts.join("; "));
         f.evidence
-            .insert("missing_fields".into(), serde_json::json!(fields));
-        f.evidence
-            .insert("why".into(), serde_json::Value::Object(reasons));
+            .insert("missing_fields", serde_json::json!(fields));
+        f.evidence.insert("why", serde_json::Value::Object(reasons));
     }
 }
 

@@ -169,6 +169,7 @@ pub fn run_target(target: &str, seeds: &[Vec<u8>], limits: &Limits) -> Outcome {
 /// Loading the embedded parsers and rules, and compiling a command's parser on its first use,
 /// happen once per process (each costs up to ~15 MB and 70 ms): not an input's cost.
 pub fn warm_up(target: &str, selector: usize) {
+    super::load();
     for s in 0..=selector.min(255) {
         let _ = std::panic::catch_unwind(|| call(target, &[s as u8]));
     }

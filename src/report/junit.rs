@@ -125,29 +125,33 @@ pub fn render(r: &Review) -> String {
         }
     }
 
-    // family → testcase elements, with (tests, failures, skipped)
+    // family → testcase elements, with (tests, failures, skipped). Each case's lines are
+    // escaped straight into its suite and freed with the case: a case can hold every finding
+    // of a rule on a device (thousands on a large switch), and joining, escaping and
+    // formatting them made three more copies of them at once (issue 19).
     let mut suites: BTreeMap<String, (String, usize, usize, usize)> = BTreeMap::new();
-    for ((fam, rule, device), c) in &cases {
-        let s = suites.entry(fam.clone()).or_default();
+    for ((fam, rule, device), c) in cases {
+        let s = suites.entry(fam).or_default();
         s.1 += 1;
         let name = format!("{rule} {}", c.title);
         s.0.push_str(&format!(
             "    <testcase classname=\"{}\" name=\"{}\">\n",
-            attr(device),
+            attr(&device),
             attr(name.trim_end())
         ));
         if !c.failures.is_empty() {
             s.2 += 1;
             let n = c.failures.len();
             s.0.push_str(&format!(
-                "      <failure message=\"{}\" type=\"error\">{}</failure>\n",
+                "      <failure message=\"{}\" type=\"error\">",
                 attr(&format!(
                     "{n} error finding{}: {}",
                     if n == 1 { "" } else { "s" },
                     c.failures.first().map_or("", String::as_str)
-                )),
-                text(&c.failures.join("\n"))
+                ))
             ));
+            text_lines(&mut s.0, "", &c.failures);
+            s.0.push_str("</failure>\n");
         } else if !c.other && (!c.waived.is_empty() || !c.undecided.is_empty()) {
             s.3 += 1;
             let why: Vec<String> = c
@@ -162,13 +166,14 @@ pub fn render(r: &Review) -> String {
             ));
         } else if !c.undecided.is_empty() {
             // Decided findings besides: the case stands on them, the undecided ones are told.
-            c_notes_undecided(&mut s.0, &c.undecided);
+            s.0.push_str("      <system-err>");
+            text_lines(&mut s.0, "could not decide: ", &c.undecided);
+            s.0.push_str("</system-err>\n");
         }
         if !c.notes.is_empty() {
-            s.0.push_str(&format!(
-                "      <system-out>{}</system-out>\n",
-                text(&c.notes.join("\n"))
-            ));
+            s.0.push_str("      <system-out>");
+            text_lines(&mut s.0, "", &c.notes);
+            s.0.push_str("</system-out>\n");
         }
         s.0.push_str("    </testcase>\n");
     }
@@ -195,32 +200,53 @@ pub fn render(r: &Review) -> String {
     let (tests, failures, skipped) = suites
         .values()
         .fold((0, 0, 0), |a, s| (a.0 + s.1, a.1 + s.2, a.2 + s.3));
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    out.push_str(&format!(
-        "<testsuites name=\"fabric-audit\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n"
-    ));
-    for (fam, (body, t, f, s)) in &suites {
-        out.push_str(&format!(
-            "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">\n{body}  </testsuite>\n",
-            attr(fam)
-        ));
+    // Sized once, and each suite's body freed as it is copied in: the document is the size of
+    // the bodies, so growing it by doubling, or formatting each body into a copy first, held
+    // up to twice the report beside the bodies.
+    let heads: Vec<String> = suites
+        .iter()
+        .map(|(fam, (_, t, f, s))| {
+            format!(
+                "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">\n",
+                attr(fam)
+            )
+        })
+        .collect();
+    let top = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fabric-audit\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n"
+    );
+    const SUITE_END: &str = "  </testsuite>\n";
+    const END: &str = "</testsuites>\n";
+    let size = top.len()
+        + heads.iter().map(String::len).sum::<usize>()
+        + suites
+            .values()
+            .map(|s| s.0.len() + SUITE_END.len())
+            .sum::<usize>()
+        + END.len();
+    let mut out = String::with_capacity(size);
+    out.push_str(&top);
+    for (head, (_, (body, ..))) in heads.iter().zip(suites) {
+        out.push_str(head);
+        out.push_str(&body);
+        out.push_str(SUITE_END);
     }
-    out.push_str("</testsuites>\n");
+    out.push_str(END);
     out
 }
 
 type Key = (String, String, String);
 
-/// The undecided checks of a case that also has decided findings, as its `<system-err>`.
-fn c_notes_undecided(out: &mut String, undecided: &[String]) {
-    let lines: Vec<String> = undecided
-        .iter()
-        .map(|u| format!("could not decide: {u}"))
-        .collect();
-    out.push_str(&format!(
-        "      <system-err>{}</system-err>\n",
-        text(&lines.join("\n"))
-    ));
+/// `lines` joined by line breaks, each after `prefix`, escaped as element content onto `out`:
+/// the same text as [`text`] of the joined lines, without making the joined copy.
+fn text_lines(out: &mut String, prefix: &str, lines: &[String]) {
+    for (n, l) in lines.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        text_onto(out, prefix);
+        text_onto(out, l);
+    }
 }
 
 fn entry(cases: &mut BTreeMap<Key, Case>, key: Key, title: impl FnOnce() -> String) -> &mut Case {
@@ -239,6 +265,12 @@ fn allowed(c: char) -> bool {
 /// Escape for element content.
 pub fn text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    text_onto(&mut out, s);
+    out
+}
+
+/// [`text`] of `s` added to `out`.
+fn text_onto(out: &mut String, s: &str) {
     for c in s.chars().filter(|c| allowed(*c)) {
         match c {
             '&' => out.push_str("&amp;"),
@@ -248,7 +280,6 @@ pub fn text(s: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// Escape for an attribute value in double quotes (line breaks and tabs kept as references,

@@ -73,14 +73,13 @@ impl Review<'_> {
                 let Some(&near) = pool.iter().min_by_key(|l| l.abs_diff(src.line)) else {
                     continue;
                 };
-                f.evidence
-                    .insert("cited_line".into(), serde_json::json!(src.line));
+                f.evidence.insert("cited_line", serde_json::json!(src.line));
                 src.line = near;
             }
             if let Some(text) = head_text(&src.file)
                 && let Some(s) = suggest(f, &text)
             {
-                f.evidence.insert("suggestion".into(), serde_json::json!(s));
+                f.evidence.insert("suggestion", serde_json::json!(s));
             }
         }
     }

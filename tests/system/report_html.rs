@@ -184,7 +184,7 @@ fn hostile() -> Audit {
             interface: "eth0\"".into(),
         }),
         source: None,
-        evidence: serde_json::Map::new(),
+        evidence: Default::default(),
         remediation: Some(Remediation {
             platform: "sonic".into(),
             snippet: "config interface mtu Ethernet0 9216 </pre><script>x()</script>".into(),
