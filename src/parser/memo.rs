@@ -11,9 +11,14 @@
 //! under the same parent kind. Ends of delimited blocks (`IgnoreUntil`) are never kept: what
 //! they start depends on the line's captures, which are read again each time.
 
-/// Slots of a table (a power of two). About 60 % of the lines of the 1,000-device NX-OS
+/// Most slots of a table (a power of two). About 60 % of the lines of the 1,000-device NX-OS
 /// snapshot are found here with 2,048; 4,096 find 64 %, 512 find 56 %.
 const SLOTS: usize = 2048;
+/// Bytes of text per slot: a table has one slot per this many bytes of the longest text it
+/// has met (a power of two, at most [`SLOTS`]). A slot is 152 bytes, so the table stays
+/// within 1.2× that text: a full table is 311 KB, which a 64 KiB file (and each command that
+/// reads it) paid in full (issue 19: peak memory ≤ 20× the input).
+const TEXT_PER_SLOT: usize = 128;
 /// Longest line kept (longer lines are rarely the same twice, and the slot stays small).
 pub(super) const MAX_LINE: usize = 64;
 /// Most capture groups (group 0 included) of a record line kept.
@@ -66,12 +71,15 @@ impl Memo {
         Memo { slots: Vec::new() }
     }
 
-    /// Whether lines of `text` are worth keeping (and the table is made if not yet).
+    /// Whether lines of `text` are worth keeping (and the table is made, or made larger for a
+    /// longer text, if not yet).
     pub(super) fn ready(&mut self, text: &str) -> bool {
-        if self.slots.is_empty() {
-            if text.len() < MIN_TEXT {
-                return false;
-            }
+        if self.slots.is_empty() && text.len() < MIN_TEXT {
+            return false;
+        }
+        let want = (text.len() / TEXT_PER_SLOT).next_power_of_two().min(SLOTS);
+        if self.slots.len() < want {
+            self.slots = Vec::new();
             self.slots = vec![
                 Slot {
                     hash: 0,
@@ -82,10 +90,18 @@ impl Memo {
                     line: [0; MAX_LINE],
                     spans: [(0, 0); MAX_GROUPS],
                 };
-                SLOTS
+                want
             ];
         }
         true
+    }
+
+    /// The slot of `hash`: its top bits (as many as the table's size takes).
+    fn index(&self, hash: u64) -> usize {
+        match self.slots.len().trailing_zeros() {
+            0 => 0,
+            bits => (hash >> (64 - bits)) as usize,
+        }
     }
 
     /// The outcome kept for `line` under `parent`, if any, with a record's spans.
@@ -95,7 +111,7 @@ impl Memo {
         line: &[u8],
         parent: Option<u16>,
     ) -> Option<(Outcome, &[(u32, u32)])> {
-        let s = self.slots.get(index(hash))?;
+        let s = self.slots.get(self.index(hash))?;
         if s.hash == hash
             && s.parent == parent
             && usize::from(s.len) == line.len()
@@ -126,7 +142,8 @@ impl Memo {
         } else {
             0
         };
-        let Some(s) = self.slots.get_mut(index(hash)) else {
+        let i = self.index(hash);
+        let Some(s) = self.slots.get_mut(i) else {
             return;
         };
         let (Some(dst), Ok(len), Some(span_dst), Ok(groups)) = (
@@ -175,10 +192,6 @@ pub(super) fn set_enabled(on: bool) {
     OFF.with(|c| c.set(!on));
 }
 
-fn index(hash: u64) -> usize {
-    (hash >> (64 - SLOTS.trailing_zeros())) as usize
-}
-
 /// A hash of a line and its parent kind from its first and last eight bytes and its length
 /// (the `FxHash` step: rotate, xor, multiply); the top bits index the table. Lines that differ
 /// only in the middle share a slot and evict each other; whether a slot holds this line is
@@ -205,6 +218,26 @@ pub(super) fn hash(line: &[u8], parent: Option<u16>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_grows_with_the_longest_text_up_to_its_most_slots() {
+        // The figure `TEXT_PER_SLOT` states.
+        assert_eq!(std::mem::size_of::<Slot>(), 152);
+        let mut m = Memo::new();
+        assert!(m.ready(&"x".repeat(MIN_TEXT)));
+        assert_eq!(m.slots.len(), MIN_TEXT / TEXT_PER_SLOT);
+        let line = b"no shutdown";
+        let h = hash(line, None);
+        m.put(h, line, None, Outcome::Ignore(1), &[]);
+        assert!(m.ready(&"x".repeat(MIN_TEXT / 2)));
+        assert_eq!(m.slots.len(), MIN_TEXT / TEXT_PER_SLOT);
+        assert_eq!(m.get(h, line, None), Some((Outcome::Ignore(1), &[][..])));
+        assert!(m.ready(&"x".repeat(1 << 20)));
+        assert_eq!(m.slots.len(), SLOTS);
+        assert_eq!(m.get(h, line, None), None);
+        m.put(h, line, None, Outcome::Ignore(1), &[]);
+        assert_eq!(m.get(h, line, None), Some((Outcome::Ignore(1), &[][..])));
+    }
 
     #[test]
     fn kept_outcomes_come_back_for_the_same_line_and_parent_only() {

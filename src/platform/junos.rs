@@ -72,11 +72,13 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     };
     for (id, relative, form) in CONFIG_IDS {
         for o in outs.iter().filter(|o| o.cmd.id == *id) {
-            let (stmts, cut) = tree::statements(o, *relative, *form);
+            // Two walks, the aliases first (classifiers may name them before they are
+            // defined): cheaper than keeping every statement's full path (issue 19).
+            tree::statements(o, *relative, *form, &mut |s| cfg.read_alias(&s));
+            let cut = tree::statements(o, *relative, *form, &mut |s| cfg.read(s));
             for (line, text) in cut {
                 unread(&o.file, line, text, &mut notes);
             }
-            cfg.read(stmts);
         }
     }
     if cfg.seen {

@@ -311,34 +311,38 @@ fn num<T: std::str::FromStr>(s: &str) -> Option<T> {
 }
 
 impl Config {
-    pub(super) fn read(&mut self, stmts: Vec<Stmt>) {
-        // Aliases first: classifiers may name them before they are defined.
-        for s in stmts.iter().filter(|s| s.active) {
-            if let ["class-of-service", "code-point-aliases", ty, name, bits] = s.w()[..] {
-                let width = if ty == "dscp" || ty == "dscp-ipv6" {
-                    6
-                } else {
-                    3
-                };
-                if bits.len() == width
-                    && let Ok(v) = u8::from_str_radix(bits, 2)
-                {
-                    self.cos
-                        .aliases
-                        .entry(ty.to_string())
-                        .or_default()
-                        .insert(name.to_string(), v);
-                }
+    /// A `code-point-aliases` statement; every output's aliases are read before its other
+    /// statements ([`Config::read`]), since classifiers may name them before they are defined.
+    pub(super) fn read_alias(&mut self, s: &Stmt) {
+        if s.active
+            && let ["class-of-service", "code-point-aliases", ty, name, bits] = s.w()[..]
+        {
+            let width = if ty == "dscp" || ty == "dscp-ipv6" {
+                6
+            } else {
+                3
+            };
+            if bits.len() == width
+                && let Ok(v) = u8::from_str_radix(bits, 2)
+            {
+                self.cos
+                    .aliases
+                    .entry(ty.to_string())
+                    .or_default()
+                    .insert(name.to_string(), v);
             }
         }
-        for s in stmts {
-            if !s.active {
-                self.inactive.push(s);
-                continue;
-            }
-            self.seen = true;
-            self.stmt(&s);
+    }
+
+    /// One statement, as `tree::statements` hands it on (after the output's aliases,
+    /// [`Config::read_alias`]): an inactive one is kept aside for citing, an active one read.
+    pub(super) fn read(&mut self, s: Stmt) {
+        if !s.active {
+            self.inactive.push(s);
+            return;
         }
+        self.seen = true;
+        self.stmt(&s);
     }
 
     fn stmt(&mut self, s: &Stmt) {

@@ -106,20 +106,51 @@ pub(super) enum Form {
 /// What the walk could not read: a line and why (added to the file's unrecognized lines).
 pub(super) type Unread = (u32, String);
 
-/// The statements of one configuration output, and the lines that make the file incomplete (a
-/// block never closed, a cut last line, nesting too deep). `cos_relative`: the output is the
+/// The paths of the `deactivate <path>` lines of an output (set form): what they name is kept
+/// but does not apply, wherever in the file the statement is.
+fn deactivated(o: &Output, records: &HashSet<u32>, cos_relative: bool) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for (i, raw) in o.parsed.text().split('\n').enumerate() {
+        if let Some(rest) = clean(raw).strip_prefix("deactivate ")
+            && records.contains(&((i + 1) as u32))
+        {
+            let mut w = words(rest);
+            relative(&mut w, cos_relative);
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// Each statement of one configuration output in file order, handed to `each` as it is read
+/// (so that only one statement's full path exists at a time: kept all together they cost the
+/// square of the nesting, 30× the file for a configlet that leaves its block open and is
+/// repeated; issue 19), and returned: the lines that make the file incomplete (a block never
+/// closed, a cut last line, nesting too deep). `cos_relative`: the output is the
 /// [edit class-of-service] hierarchy printed relative to it (`show configuration
 /// class-of-service`), so statements not already under `class-of-service` are put there.
-pub(super) fn statements(o: &Output, cos_relative: bool, form: Form) -> (Vec<Stmt>, Vec<Unread>) {
+pub(super) fn statements(
+    o: &Output,
+    cos_relative: bool,
+    form: Form,
+    each: &mut dyn FnMut(Stmt),
+) -> Vec<Unread> {
     let p = &o.parsed;
     let records: HashSet<u32> = p.records.iter().map(|r| r.line).collect();
-    let mut out: Vec<Stmt> = Vec::new();
+    // Known before the first statement, since a `deactivate` line may come after what it names.
+    let deactivated = deactivated(o, &records, cos_relative);
+    let mut emit = |words: Vec<String>, src: Src, active: bool| {
+        let active = active
+            && !deactivated
+                .iter()
+                .any(|d| words.len() >= d.len() && words[..d.len()] == d[..]);
+        each(Stmt { words, src, active });
+    };
     let mut unread: Vec<Unread> = Vec::new();
     // Open blocks: their words, whether they are inactive, and the line that opened them.
     let mut stack: Vec<(Vec<String>, bool, u32)> = Vec::new();
     // Blocks opened beyond MAX_DEPTH: only counted, so that their closing braces pair up.
     let mut too_deep = 0usize;
-    let mut deactivated: Vec<Vec<String>> = Vec::new();
     let mut last_set: Option<u32> = None;
     let mut last_line = 0u32;
     for (i, raw) in p.text().split('\n').enumerate() {
@@ -143,21 +174,13 @@ pub(super) fn statements(o: &Output, cos_relative: bool, form: Form) -> (Vec<Stm
             if is_record {
                 let mut w = words(rest);
                 relative(&mut w, cos_relative);
-                out.push(Stmt {
-                    words: w,
-                    src: o.src(line),
-                    active: true,
-                });
+                emit(w, o.src(line), true);
             }
             continue;
         }
-        if let Some(rest) = t.strip_prefix("deactivate ") {
+        if t.starts_with("deactivate ") {
+            // read before the walk (`deactivated`)
             last_set = Some(line);
-            if is_record {
-                let mut w = words(rest);
-                relative(&mut w, cos_relative);
-                deactivated.push(w);
-            }
             continue;
         }
         let (inactive, body) = match t.strip_prefix("inactive: ") {
@@ -194,11 +217,7 @@ pub(super) fn statements(o: &Output, cos_relative: bool, form: Form) -> (Vec<Stm
                 .collect();
             w.extend(words(body));
             relative(&mut w, cos_relative);
-            out.push(Stmt {
-                words: w,
-                src: o.src(line),
-                active: !(inactive || under_inactive),
-            });
+            emit(w, o.src(line), !(inactive || under_inactive));
         }
         if opens {
             stack.push((words(body), inactive, line));
@@ -237,15 +256,7 @@ pub(super) fn statements(o: &Output, cos_relative: bool, form: Form) -> (Vec<Stm
             ),
         ));
     }
-    for s in out.iter_mut() {
-        if deactivated
-            .iter()
-            .any(|d| s.words.len() >= d.len() && s.words[..d.len()] == d[..])
-        {
-            s.active = false;
-        }
-    }
-    (out, unread)
+    unread
 }
 
 fn relative(w: &mut Vec<String>, cos_relative: bool) {

@@ -8,6 +8,7 @@ use crate::model::Src;
 use crate::parser::Parsed;
 use crate::platform::{Output, util};
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 pub(super) use crate::platform::util::At;
 use crate::platform::util::at;
@@ -26,7 +27,10 @@ pub(super) struct SvcPolicy {
 /// QoS statements an interface or the `system qos` block holds.
 #[derive(Debug, Clone, Default)]
 pub(super) struct QosStmts {
-    pub(super) policies: Vec<SvcPolicy>,
+    /// The `service-policy` lines in force, oldest first ([`QosStmts::add_policy`]). Shared:
+    /// an `interface range` line is one policy for every port of the range (a range of 255
+    /// ports repeated 40 times in 64 KiB held 2.3 MB of copies; issue 19).
+    pub(super) policies: Vec<Arc<SvcPolicy>>,
     pub(super) ets: Option<At<bool>>,
     pub(super) qos_map: Option<At<String>>,
     pub(super) trust_dot1p: Option<At<String>>,
@@ -39,6 +43,24 @@ impl QosStmts {
             .iter()
             .rev()
             .find(|p| p.ty == ty && p.dir == dir)
+            .map(|p| &**p)
+    }
+
+    /// Adds a `service-policy` line. Only the last line of a type and direction is applied
+    /// ([`QosStmts::policy`]) and the others count only for their type and name (the
+    /// device's policy list), so a line that repeats the one in force (same type, direction
+    /// and name) takes its place instead of piling up: a port named by many `interface range`
+    /// blocks that each bind the same policies keeps one entry per policy, not one per block.
+    fn add_policy(&mut self, sp: &Arc<SvcPolicy>) {
+        if let Some(i) = self
+            .policies
+            .iter()
+            .rposition(|p| p.ty == sp.ty && p.dir == sp.dir)
+            && self.policies[i].name == sp.name
+        {
+            self.policies.remove(i);
+        }
+        self.policies.push(Arc::clone(sp));
     }
 }
 
@@ -610,14 +632,14 @@ pub(super) fn read_config(o: &Output) -> Cfg {
                 let name = get("name").to_string();
                 cfg.refs
                     .push(("policy-map", format!("{ty} {name}"), r.line));
-                let sp = SvcPolicy {
+                let sp = Arc::new(SvcPolicy {
                     dir: get("dir").to_string(),
                     ty,
                     name,
                     src: src.clone(),
-                };
+                });
                 for q in qos_holders(&mut cfg, &parent) {
-                    q.policies.push(sp.clone());
+                    q.add_policy(&sp);
                 }
             }
             "ets_mode" => {
