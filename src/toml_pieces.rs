@@ -14,12 +14,17 @@
 //! What `toml` would say is kept: values, key order (the crate keeps keys in document order),
 //! every position, and errors with toml's own message and position. A document whose pieces
 //! depend on one another (a table defined in two places, a sub-table after another table, a
-//! root dotted key naming a table defined by a header) is handed to `toml` whole, as is a
-//! single line too long to check in pieces: such files are unusual, and correct either way.
-//! The pieces are checked with toml's parser, not its decoder: an error toml finds only while
-//! decoding (an empty or badly escaped key, an invalid number) is found when its piece is
-//! parsed. A long table header line has its keys decoded one by one, without the line's parse
-//! tree: a 1 MiB header line of `[{"a":` costs 17 times its size (its tokens), not 45.
+//! root dotted key naming a table defined by a header) is handed to `toml` whole: such files
+//! are unusual, and correct either way.
+//!
+//! The syntax check holds one stretch's tokens at a time (24 bytes each; 16 times the text for
+//! 1 MiB of `[{"a":`, up to 24 times for one token per byte) and words the parser's first error
+//! as toml does, without parsing the stretch again. It uses toml's parser, not its decoder: an
+//! error toml finds only while decoding (an empty or badly escaped key, an invalid number) is
+//! found when its piece is parsed. A long table header line has its keys decoded one by one,
+//! without the line's parse tree: a 1 MiB header line of `[{"a":` costs 17 times its size (its
+//! tokens), not 45. What stays at toml's own cost is one piece: a valid value or table of
+//! several megabytes on its own is parsed by `toml` whole (about 45 times its text).
 //! One difference is known: in a document with both a TOML error inside a later array element
 //! (a key defined twice in it) and a type error in an earlier one, the type error is named,
 //! where whole-document parsing names the TOML error.
@@ -113,10 +118,9 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
 const CHECK_BYTES: usize = 4096;
 
 /// A stretch without a line break outside brackets (a long line, a long multi-line array) is
-/// checked in prefixes, from this many bytes on, doubling up to [`LONGEST_PREFIX`]; a longer
-/// one without an error in its prefixes is parsed whole.
+/// checked in prefixes, from this many bytes on, doubling, and then whole: an early error is
+/// found early, and no check holds more than the stretch's tokens.
 const FIRST_PREFIX: usize = 4 * CHECK_BYTES;
-const LONGEST_PREFIX: usize = 1 << 20;
 
 /// toml's nesting limit (its `parse_document`), applied to the pieces checked.
 const NESTING_LIMIT: u32 = 80;
@@ -168,7 +172,6 @@ fn plan(text: &str) -> Plan {
     match scan(text, &mut headers) {
         Scan::Clean => {}
         Scan::Error(e) => return Plan::Failed(e),
-        Scan::Unchecked => return Plan::Whole,
     }
     match group(text, &headers) {
         Ok(Some(p)) => Plan::Pieces(p),
@@ -180,8 +183,6 @@ fn plan(text: &str) -> Plan {
 enum Scan {
     Clean,
     Error(Error),
-    /// A stretch too long to check in pieces and without an error in its checked prefixes.
-    Unchecked,
 }
 
 fn scan(text: &str, headers: &mut Vec<Header>) -> Scan {
@@ -247,9 +248,6 @@ fn scan(text: &str, headers: &mut Vec<Header>) -> Scan {
                 return Scan::Error(e);
             }
             limit = limit.saturating_mul(2);
-            if limit > LONGEST_PREFIX {
-                return Scan::Unchecked;
-            }
         }
     }
     if piece < text.len()
@@ -287,14 +285,10 @@ fn check(text: &str, r: Range<usize>, prefix: bool) -> Option<Error> {
             )
         })
         .map_or(0, |t| t.span().start());
-    let mut first: Option<usize> = None;
+    let mut first: Option<toml_parser::ParseError> = None;
     let mut sink = |e: toml_parser::ParseError| {
         if first.is_none() {
-            first = Some(
-                e.unexpected()
-                    .or(e.context())
-                    .map_or(piece.len(), |s| s.start()),
-            );
+            first = Some(e);
         }
     };
     let mut nothing = ();
@@ -302,15 +296,53 @@ fn check(text: &str, r: Range<usize>, prefix: bool) -> Option<Error> {
     let mut guard = RecursionGuard::new(&mut ws, NESTING_LIMIT);
     toml_parser::parser::parse_document(&tokens, &mut guard, &mut sink);
     drop(tokens);
-    let at = first?;
+    let e = first?;
+    let at = e
+        .unexpected()
+        .or(e.context())
+        .map_or(piece.len(), |s| s.start());
     if prefix && at >= last_significant {
         return None;
     }
-    // toml's own message for it: the same tokens up to the error give the same first error.
-    match DeTable::parse(piece) {
-        Err(e) => Some(Error::from_toml(&e, r.start)),
-        Ok(_) => None,
+    // The parser's first error is toml's first error for the piece (its decoder runs after
+    // the parser): written as toml writes it, without parsing the piece again.
+    Some(Error {
+        message: toml_message(&e),
+        span: e
+            .unexpected()
+            .map(|s| s.start() + r.start..s.end() + r.start),
+    })
+}
+
+/// A parser error's message as toml words it (`toml::de::Error`: the description, then
+/// ", expected " and what was expected, literals in backquotes). Unit tests compare it with
+/// toml's own on every mutated document.
+fn toml_message(e: &toml_parser::ParseError) -> String {
+    let mut m = e.description().to_string();
+    if let Some(expected) = e.expected() {
+        m.push_str(", expected ");
+        if expected.is_empty() {
+            m.push_str("nothing");
+        }
+        for (i, x) in expected.iter().enumerate() {
+            if i != 0 {
+                m.push_str(", ");
+            }
+            match x {
+                toml_parser::Expected::Literal(l) => match *l {
+                    "\n" => m.push_str("newline"),
+                    "`" => m.push_str("'`'"),
+                    l if l.chars().all(|c| c.is_ascii_control()) => {
+                        m.push_str(&format!("`{}`", l.escape_debug()))
+                    }
+                    l => m.push_str(&format!("`{l}`")),
+                },
+                toml_parser::Expected::Description(d) => m.push_str(d),
+                _ => m.push_str("etc"),
+            }
+        }
     }
+    m
 }
 
 /// A header's top-level key, whether it is `[[k]]`, and whether it names `k` alone.
@@ -831,6 +863,17 @@ mod tests {
         }
         same(&"a\n".repeat(50_000));
         same(&"[{\"a\":".repeat(20_000));
+        // Stretches longer than the prefixes checked double up to (over 1 MiB): checked to
+        // their end, not handed to toml whole.
+        let deep = "[{\"a\":".repeat(400_000);
+        assert!(matches!(plan(&deep), Plan::HeaderFailed { before: 0, .. }));
+        same(&deep);
+        let late = format!("a = [{}= ]\n", "1, ".repeat(500_000));
+        assert!(matches!(plan(&late), Plan::Failed(_)));
+        same(&late);
+        same(&format!("a = [{}x]\n", "1, ".repeat(500_000)));
+        same(&format!("a = [{}\n", "1, ".repeat(500_000)));
+        same(&format!("a = \"{}\u{1}\"\n", "y".repeat(1_200_000)));
         same(&"x".repeat(200_000));
         same(&"[a]\n".repeat(3));
         same("[[a]]\nx=1\n[b]\n[a.c]\n");
