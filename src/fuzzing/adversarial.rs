@@ -143,6 +143,21 @@ pub fn cases(target: &str, root: &Path, size: usize) -> Vec<Case> {
             name: "stanzas".into(),
             data: fill(prefix, size, &|i| stanza(platform, i)),
         });
+        if platform == "junos" {
+            // `deactivate` lines apply wherever they stand: each statement is tested
+            // against every one (issue 19: this was deactivate lines × statements).
+            v.push(Case {
+                name: "deactivated".into(),
+                data: fill(prefix, size, &|i| {
+                    let (a, b) = (i / 64 + 1, i % 64 + 1);
+                    if i % 2 == 0 {
+                        format!("deactivate interfaces et-{a}/1/{b}\n")
+                    } else {
+                        format!("set interfaces et-{a}/0/{b} mtu 9216\n")
+                    }
+                }),
+            });
+        }
         if let Some(t) = fixture(root, platform, config_id(platform)) {
             v.push(Case {
                 name: format!("replicated {}", config_id(platform)),

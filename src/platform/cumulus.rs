@@ -93,7 +93,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     // Lines read but not understood (an interface list that cannot be expanded).
     for (src, why) in &cfg.unread {
         if let Some(oi) = outs.iter().position(|o| o.file == src.file) {
-            notes.not_read(outs, oi, src.line, why);
+            notes.not_read(oi, src.line, why);
         }
     }
     for (oi, kind, name, line) in &cfg.refs {

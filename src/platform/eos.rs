@@ -47,7 +47,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
         }
         let cfg = read::read_config(o);
         for (line, why) in &cfg.unexpanded {
-            notes.not_read(outs, oi, *line, why);
+            notes.not_read(oi, *line, why);
         }
         for (kind, name, line) in read::undefined_refs(&cfg) {
             notes

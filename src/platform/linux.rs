@@ -18,6 +18,7 @@ mod storage;
 
 use super::registry::{Read, reader};
 use super::{BuildNotes, Output};
+use crate::model::name_index::NameIndex;
 use crate::model::{
     Device, Host, Interface, LldpNeighbor, ParseStatus, Rdma, Src, UndefinedRef, default_of, known,
 };
@@ -405,16 +406,28 @@ struct RdmaPort {
 #[derive(Default)]
 struct RdmaMap {
     ports: Vec<RdmaPort>,
+    /// Positions in `ports` by device and port (a scan per line made a long listing
+    /// quadratic: 4 MiB of `ibdev2netdev` took 27 s; issue 19). In a cell: lookups after
+    /// the map is built read it through `&self`.
+    index: std::cell::RefCell<NameIndex>,
     /// An output that maps RDMA devices to netdevs was read (even one listing none).
     read: bool,
 }
 
 impl RdmaMap {
+    fn find(&self, dev: &str, port: u8) -> Option<&RdmaPort> {
+        let i =
+            self.index
+                .borrow_mut()
+                .position_by(&self.ports, |p| (&*p.dev, p.port), (dev, port))?;
+        self.ports.get(i)
+    }
+
     fn add(&mut self, dev: &str, port: u8, netdev: &str, state: Option<&str>, src: Src) {
         if dev.is_empty() || netdev.is_empty() {
             return;
         }
-        if self.ports.iter().any(|p| &*p.dev == dev && p.port == port) {
+        if self.find(dev, port).is_some() {
             return;
         }
         // One record per RDMA port, alive while the ports are built: grown by steps that
@@ -432,10 +445,7 @@ impl RdmaMap {
     }
 
     fn netdev(&self, dev: &str, port: u8) -> Option<&str> {
-        self.ports
-            .iter()
-            .find(|p| &*p.dev == dev && p.port == port)
-            .map(|p| &*p.netdev)
+        self.find(dev, port).map(|p| &*p.netdev)
     }
 
     fn attach(&self, dev: &mut Device) {
@@ -737,8 +747,9 @@ fn mlnx_qos(dev: &mut Device, o: &Output) {
 fn sysfs_ecn(dev: &mut Device, o: &Output) {
     let p = &o.parsed;
     // per interface named in the paths: NP and RP enable per priority, with the first line
-    let mut np: Vec<(String, [Option<bool>; 8], Option<Src>)> = Vec::new();
-    let mut rp: Vec<(String, [Option<bool>; 8], Option<Src>)> = Vec::new();
+    type Table = Vec<(String, [Option<bool>; 8], Option<Src>)>;
+    let mut np: (Table, NameIndex) = Default::default();
+    let mut rp: (Table, NameIndex) = Default::default();
     for r in &p.records {
         let Some(name) = target_if(o, p.get(r, "if")) else {
             continue;
@@ -754,7 +765,8 @@ fn sysfs_ecn(dev: &mut Device, o: &Output) {
                 } else {
                     &mut rp
                 };
-                let pos = match table.iter().position(|t| t.0 == name) {
+                let (table, index) = (&mut table.0, &mut table.1);
+                let pos = match index.position(table, |t| &t.0, &name) {
                     Some(pos) => pos,
                     None => {
                         table.push((name, [None; 8], None));
@@ -780,7 +792,7 @@ fn sysfs_ecn(dev: &mut Device, o: &Output) {
             _ => {}
         }
     }
-    for (is_np, table) in [(true, np), (false, rp)] {
+    for (is_np, (table, _)) in [(true, np), (false, rp)] {
         for (name, bits, src) in table {
             // all eight priorities or nothing: a partial table cannot answer "which are on"
             let (Some(src), true) = (src, bits.iter().all(Option::is_some)) else {
@@ -1059,13 +1071,14 @@ fn lldp_keyvalue(o: &Output) -> Vec<(String, LldpNeighbor)> {
     }
     let p = &o.parsed;
     let mut nbs: Vec<Nb> = Vec::new();
+    let mut nbs_index = NameIndex::default();
     for r in &p.records {
         let (Some(ifname), Some(key), Some(val)) =
             (p.get(r, "if"), p.get(r, "key"), p.get(r, "val"))
         else {
             continue;
         };
-        let pos = match nbs.iter().position(|n| n.ifname == ifname) {
+        let pos = match nbs_index.position(&nbs, |n| n.ifname, ifname) {
             Some(pos) => pos,
             None => {
                 nbs.push(Nb {

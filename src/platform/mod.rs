@@ -55,23 +55,64 @@ pub struct BuildNotes {
     pub unrecognized: Vec<(usize, Unrecognized)>,
     /// Definitions of one file that contradict each other (see `conflicts`).
     pub conflicts: Vec<(usize, crate::model::Conflict)>,
+    /// Positions in `unrecognized` of the lines [`BuildNotes::not_read`] reported, their text
+    /// not yet read (`text` holds why until then).
+    not_read: Vec<usize>,
 }
 
 impl BuildNotes {
-    /// Report line `line` of output `oi` as not understood, with why.
-    pub fn not_read(&mut self, outs: &[Output], oi: usize, line: u32, why: &str) {
-        let text = outs
-            .get(oi)
-            .and_then(|o| o.parsed.text().lines().nth(line.saturating_sub(1) as usize))
-            .unwrap_or("")
-            .trim();
+    /// Report line `line` of output `oi` as not understood, with why. The line's text is
+    /// filled in once the build is done ([`BuildNotes::fill_not_read`]), for all such lines
+    /// in one pass over each output (issue 19: a scan from the top per line was quadratic in
+    /// a file of unreadable `interface` ranges).
+    pub fn not_read(&mut self, oi: usize, line: u32, why: &str) {
+        self.not_read.push(self.unrecognized.len());
         self.unrecognized.push((
             oi,
             Unrecognized {
                 line,
-                text: format!("{text} (not read: {why})").into(),
+                text: why.into(),
             },
         ));
+    }
+
+    /// The text of each line [`BuildNotes::not_read`] reported, as `TEXT (not read: WHY)`.
+    fn fill_not_read(&mut self, outs: &[Output]) {
+        let mut order = std::mem::take(&mut self.not_read);
+        order.sort_by_key(|&i| self.unrecognized.get(i).map(|(oi, u)| (*oi, u.line)));
+        let mut rest = order.as_slice();
+        while let Some(&first) = rest.first() {
+            let Some(&(oi, _)) = self.unrecognized.get(first) else {
+                break;
+            };
+            let n = rest
+                .iter()
+                .take_while(|&&i| self.unrecognized.get(i).is_some_and(|(o, _)| *o == oi))
+                .count();
+            let (group, later) = rest.split_at(n.max(1));
+            rest = later;
+            let mut lines = outs
+                .get(oi)
+                .map(|o| o.parsed.text().lines())
+                .into_iter()
+                .flatten()
+                .enumerate();
+            let mut at: Option<(usize, &str)> = lines.next();
+            for &i in group {
+                let Some((_, u)) = self.unrecognized.get_mut(i) else {
+                    continue;
+                };
+                let want = u.line.saturating_sub(1) as usize;
+                while at.is_some_and(|(n, _)| n < want) {
+                    at = lines.next();
+                }
+                let text = match at {
+                    Some((n, t)) if n == want => t.trim(),
+                    _ => "",
+                };
+                u.text = format!("{text} (not read: {})", u.text).into();
+            }
+        }
     }
 }
 
@@ -79,6 +120,7 @@ impl BuildNotes {
 pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
     util::start_range_budget();
     let mut notes = build_platform(platform, dev, outs);
+    notes.fill_not_read(outs);
     // The rest of each port's maps is filled only for the model the user asks to see
     // (`maps::model_fill`): rules read the value vectors.
     if crate::model::maps::keep_policies() {

@@ -43,7 +43,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     }
     cfg.finish();
     for (oi, line, why) in &cfg.unexpanded {
-        notes.not_read(outs, *oi, *line, why);
+        notes.not_read(*oi, *line, why);
     }
     if cfg.seen {
         apply::apply(dev, &cfg, &mut notes);

@@ -59,7 +59,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
                 .push((oi, UndefinedRef { kind, name, line }));
         }
         for (src, why) in &cfg.unread {
-            notes.not_read(outs, oi, src.line, why);
+            notes.not_read(oi, src.line, why);
         }
         apply::apply_config(dev, &cfg);
     }

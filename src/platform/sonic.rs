@@ -64,7 +64,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             cfg.read(i, o);
         } else if o.cmd.id == "sonic-cli-running-config" {
             for (line, why) in cli::read(&mut cfg, i, o) {
-                notes.not_read(outs, i, line, &why);
+                notes.not_read(i, line, &why);
             }
         }
     }

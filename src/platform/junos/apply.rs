@@ -38,7 +38,7 @@ use super::read::{At, CodeMap, Config, Cos, CosIf, IfConf};
 use crate::model::maps::{Bound, BoundPolicy, MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, derived, known};
 use crate::platform::util::identity8;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Default media MTU of Ethernet ports: 1514 = IP MTU 1500 + 14 bytes of Ethernet header (the
 /// FCS is not counted) [V Juniper "Media MTU and Protocol MTU"; EX/QFX default 1514].
@@ -171,10 +171,8 @@ fn effective<'c>(cos: &'c Cos, names: &[&str]) -> Eff<'c> {
     };
     for name in names {
         for wild in [true, false] {
-            for ci in &cos.ifs {
-                if ci.pattern.contains('*') == wild && glob(&ci.pattern, name) {
-                    apply(ci);
-                }
+            for ci in cos.entries_for(name, wild) {
+                apply(ci);
             }
         }
     }
@@ -191,10 +189,7 @@ fn bindings(cos: &Cos, names: &[&str], port: &str, l2: bool, at: &Src) -> Vec<Bo
     let mut by_kind: BTreeMap<String, BoundPolicy> = BTreeMap::new();
     for name in names {
         for wild in [true, false] {
-            for ci in &cos.ifs {
-                if ci.pattern.contains('*') != wild || !glob(&ci.pattern, name) {
-                    continue;
-                }
+            for ci in cos.entries_for(name, wild) {
                 let mk = |kind: &str, a: &At<String>| {
                     let b = BoundPolicy::new(kind, &a.v, Bound::Port, Some(&a.src));
                     if wild {
@@ -461,9 +456,11 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
     // its own): their QoS is known, nothing else about them.
     let mut all: Vec<(String, IfConf, bool)> =
         ifs.into_iter().map(|(n, c)| (n, c, false)).collect();
+    // The names in `all` (a scan per class-of-service stanza was quadratic; issue 19).
+    let mut named: HashSet<String> = all.iter().map(|(n, _, _)| n.clone()).collect();
     for ci in &cos.ifs {
         if !ci.pattern.contains('*')
-            && !all.iter().any(|(n, _, _)| *n == ci.pattern)
+            && !named.contains(&ci.pattern)
             && cfg
                 .interfaces
                 .get(&ci.pattern)
@@ -472,6 +469,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
         {
             let mut c = IfConf::default();
             c.src.clone_from(&ci.src);
+            named.insert(ci.pattern.clone());
             all.push((ci.pattern.clone(), c, true));
         }
     }

@@ -199,7 +199,76 @@ pub(super) struct Cos {
     pub(super) fc_sets: BTreeMap<String, Vec<String>>,
     pub(super) tcps: BTreeMap<String, Option<At<String>>>,
     pub(super) ifs: Vec<CosIf>,
+    /// Positions in `ifs` by pattern (a scan per statement, and per port, was quadratic;
+    /// issue 19). In a cell: ports look entries up through `&Cos` ([`Cos::entries_for`]).
+    ifs_index: std::cell::RefCell<crate::model::name_index::NameIndex>,
+    /// Positions in `ifs` of the patterns with a `*`, and of those with a `?` but no `*`.
+    wild: Vec<u32>,
+    qmark: Vec<u32>,
     pub(super) buffers: Buffers,
+}
+
+impl Cos {
+    /// The entry of `pattern` under `[edit class-of-service interfaces]`, made (citing `src`)
+    /// at its first statement.
+    fn entry(&mut self, pattern: &str, src: &Src) -> &mut CosIf {
+        let found = self
+            .ifs_index
+            .get_mut()
+            .position(&self.ifs, |c| &c.pattern, pattern);
+        let pos = match found {
+            Some(p) => p,
+            None => {
+                let at = self.ifs.len() as u32;
+                if pattern.contains('*') {
+                    self.wild.push(at);
+                } else if pattern.contains('?') {
+                    self.qmark.push(at);
+                }
+                self.ifs.push(CosIf {
+                    pattern: pattern.to_string(),
+                    src: Some(src.clone()),
+                    ..Default::default()
+                });
+                at as usize
+            }
+        };
+        &mut self.ifs[pos]
+    }
+
+    /// The `[edit class-of-service interfaces]` entries whose pattern matches the port `name`,
+    /// in statement order: those with a `*` (`wild`), else the others (the port's own name, a
+    /// pattern of `?`s). Found without a pass over every entry per port.
+    pub(super) fn entries_for(&self, name: &str, wild: bool) -> Vec<&CosIf> {
+        let matching = |list: &[u32]| -> Vec<usize> {
+            list.iter()
+                .map(|&i| i as usize)
+                .filter(|&i| {
+                    self.ifs
+                        .get(i)
+                        .is_some_and(|c| crate::glob::matches(&c.pattern, name))
+                })
+                .collect()
+        };
+        let mut at = if wild {
+            matching(&self.wild)
+        } else {
+            let mut v = matching(&self.qmark);
+            let own = self
+                .ifs_index
+                .borrow_mut()
+                .position(&self.ifs, |c| &c.pattern, name);
+            if let Some(p) = own
+                && !self.ifs[p].pattern.contains(['*', '?'])
+            {
+                v.push(p);
+                v.sort_unstable();
+            }
+            v
+        };
+        at.dedup();
+        at.into_iter().filter_map(|i| self.ifs.get(i)).collect()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -616,18 +685,7 @@ impl Config {
                 }
             }
             ["interfaces", pattern, rest @ ..] => {
-                let pos = match cos.ifs.iter().position(|c| c.pattern == *pattern) {
-                    Some(p) => p,
-                    None => {
-                        cos.ifs.push(CosIf {
-                            pattern: pattern.to_string(),
-                            src: Some(src.clone()),
-                            ..Default::default()
-                        });
-                        cos.ifs.len() - 1
-                    }
-                };
-                let ci = &mut cos.ifs[pos];
+                let ci = cos.entry(pattern, src);
                 match rest {
                     ["scheduler-map", sm] => {
                         ci.scheduler_map = at(sm.to_string(), src);
@@ -834,6 +892,43 @@ fn if_stmt(c: &mut IfConf, w: &[&str], src: &Src) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_port_gets_its_wildcard_entries_then_its_own_and_question_mark_ones_in_order() {
+        let mut cos = Cos::default();
+        let src = Src::new(&std::sync::Arc::from("c.txt"), 1);
+        // More than NameIndex scans, so that the own name is found through the index.
+        for i in 0..100 {
+            cos.entry(&format!("et-0/1/{i}"), &src);
+        }
+        for p in [
+            "xe-*",
+            "et-*",
+            "et-0/0/?",
+            "et-0/0/1",
+            "*",
+            "et-0/0/1?",
+            "et-0/0/1",
+        ] {
+            cos.entry(p, &src);
+        }
+        assert_eq!(cos.ifs.len(), 106, "a pattern is one entry");
+        let pats = |name: &str, wild: bool| -> Vec<String> {
+            cos.entries_for(name, wild)
+                .iter()
+                .map(|c| c.pattern.clone())
+                .collect()
+        };
+        assert_eq!(pats("et-0/0/1", true), ["et-*", "*"]);
+        assert_eq!(pats("et-0/0/1", false), ["et-0/0/?", "et-0/0/1"]);
+        assert_eq!(pats("et-0/0/12", false), ["et-0/0/1?"]);
+        assert_eq!(pats("et-0/1/7", false), ["et-0/1/7"]);
+        assert_eq!(pats("ae0", true), ["*"]);
+        assert!(pats("ae0", false).is_empty());
+        // A port named like a pattern is matched by globbing, not by name.
+        assert_eq!(pats("et-*", false), Vec::<String>::new());
+        assert_eq!(pats("et-0/0/?", false), ["et-0/0/?"]);
+    }
 
     #[test]
     fn code_points() {

@@ -17,7 +17,8 @@
 
 use crate::model::Src;
 use crate::platform::Output;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, Hasher, RandomState};
 
 /// One configuration statement with its full path.
 #[derive(Debug, Clone)]
@@ -107,19 +108,76 @@ pub(super) enum Form {
 pub(super) type Unread = (u32, String);
 
 /// The paths of the `deactivate <path>` lines of an output (set form): what they name is kept
-/// but does not apply, wherever in the file the statement is.
-fn deactivated(o: &Output, records: &HashSet<u32>, cos_relative: bool) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    for (i, raw) in o.parsed.text().split('\n').enumerate() {
-        if let Some(rest) = clean(raw).strip_prefix("deactivate ")
-            && records.contains(&((i + 1) as u32))
-        {
-            let mut w = words(rest);
-            relative(&mut w, cos_relative);
-            out.push(w);
+/// but does not apply, wherever in the file the statement is. A statement is tested by one
+/// walk over its words, each prefix's hash looked up (issue 19: a prefix test against every
+/// path cost deactivate lines × statements, a minute for 1 MiB of half of each).
+struct Deactivated {
+    /// Each distinct path once.
+    paths: Vec<Vec<String>>,
+    /// Paths by the hash of their words ([`Deactivated::hashes`]).
+    by_hash: HashMap<u64, Vec<u32>>,
+    /// Words of the longest path: no statement's longer prefix can be one.
+    longest: usize,
+    hasher: RandomState,
+}
+
+impl Deactivated {
+    fn read(o: &Output, records: &HashSet<u32>, cos_relative: bool) -> Deactivated {
+        let mut d = Deactivated {
+            paths: Vec::new(),
+            by_hash: HashMap::new(),
+            longest: 0,
+            hasher: RandomState::new(),
+        };
+        for (i, raw) in o.parsed.text().split('\n').enumerate() {
+            if let Some(rest) = clean(raw).strip_prefix("deactivate ")
+                && records.contains(&((i + 1) as u32))
+            {
+                let mut w = words(rest);
+                relative(&mut w, cos_relative);
+                d.add(w);
+            }
         }
+        d
     }
-    out
+
+    fn add(&mut self, path: Vec<String>) {
+        let Some(h) = self.hashes(&path).last() else {
+            return;
+        };
+        let same = self.by_hash.entry(h).or_default();
+        if same.iter().any(|&i| self.paths[i as usize] == path) {
+            return;
+        }
+        same.push(self.paths.len() as u32);
+        self.longest = self.longest.max(path.len());
+        self.paths.push(path);
+    }
+
+    /// The hash of each prefix of `words` (one to all of them), each from the one before.
+    fn hashes<'a>(&'a self, words: &'a [String]) -> impl Iterator<Item = u64> + 'a {
+        let mut h = self.hasher.build_hasher();
+        words.iter().map(move |w| {
+            // 0xff is in no UTF-8 text: words and their ends are told apart.
+            h.write(w.as_bytes());
+            h.write_u8(0xff);
+            h.finish()
+        })
+    }
+
+    /// Whether a path is `words` or a prefix of it.
+    fn covers(&self, words: &[String]) -> bool {
+        if self.paths.is_empty() {
+            return false;
+        }
+        let words = &words[..words.len().min(self.longest)];
+        self.hashes(words).enumerate().any(|(n, h)| {
+            self.by_hash.get(&h).is_some_and(|same| {
+                same.iter()
+                    .any(|&i| self.paths[i as usize][..] == words[..=n])
+            })
+        })
+    }
 }
 
 /// Each statement of one configuration output in file order, handed to `each` as it is read
@@ -138,12 +196,9 @@ pub(super) fn statements(
     let p = &o.parsed;
     let records: HashSet<u32> = p.records.iter().map(|r| r.line).collect();
     // Known before the first statement, since a `deactivate` line may come after what it names.
-    let deactivated = deactivated(o, &records, cos_relative);
+    let deactivated = Deactivated::read(o, &records, cos_relative);
     let mut emit = |words: Vec<String>, src: Src, active: bool| {
-        let active = active
-            && !deactivated
-                .iter()
-                .any(|d| words.len() >= d.len() && words[..d.len()] == d[..]);
+        let active = active && !deactivated.covers(&words);
         each(Stmt { words, src, active });
     };
     let mut unread: Vec<Unread> = Vec::new();
@@ -179,7 +234,7 @@ pub(super) fn statements(
             continue;
         }
         if t.starts_with("deactivate ") {
-            // read before the walk (`deactivated`)
+            // read before the walk (`Deactivated`)
             last_set = Some(line);
             continue;
         }
@@ -289,5 +344,36 @@ mod tests {
             clean("  encrypted-password \"x\"; ## SECRET-DATA\r"),
             "encrypted-password \"x\";"
         );
+    }
+
+    fn w(s: &str) -> Vec<String> {
+        s.split(' ').map(String::from).collect()
+    }
+
+    #[test]
+    fn a_deactivated_path_covers_itself_and_what_is_under_it_word_by_word() {
+        let mut d = Deactivated {
+            paths: Vec::new(),
+            by_hash: HashMap::new(),
+            longest: 0,
+            hasher: RandomState::new(),
+        };
+        assert!(!d.covers(&w("interfaces et-0/0/1 mtu 9216")));
+        d.add(w("interfaces et-0/0/1"));
+        d.add(w("interfaces et-0/0/1"));
+        d.add(w("class-of-service interfaces et-0/0/2 scheduler-map sm"));
+        assert_eq!(d.paths.len(), 2, "a repeated path is kept once");
+        assert_eq!(d.longest, 5);
+        assert!(d.covers(&w("interfaces et-0/0/1")));
+        assert!(d.covers(&w("interfaces et-0/0/1 mtu 9216")));
+        assert!(d.covers(&w(
+            "class-of-service interfaces et-0/0/2 scheduler-map sm extra words"
+        )));
+        // Words, not characters: `et-0/0/10` is not under `et-0/0/1`, nor `interfaces` alone.
+        assert!(!d.covers(&w("interfaces et-0/0/10 mtu 9216")));
+        assert!(!d.covers(&w("interfaces")));
+        assert!(!d.covers(&w("interfaceset-0/0/1 mtu")));
+        assert!(!d.covers(&w("class-of-service interfaces et-0/0/2 scheduler-map")));
+        assert!(!d.covers(&[]));
     }
 }

@@ -213,12 +213,13 @@ fn counter(cell: &str) -> Option<u64> {
 /// `show pfc counters`: PFC frames per priority, an Rx table then a Tx table.
 pub(super) fn pfc_counters(dev: &mut Device, o: &Output) {
     let p = &o.parsed;
+    let lines = raw_lines(o);
     let mut rx = true;
     for r in &p.records {
         match p.kind(r) {
             "header" => rx = p.get(r, "dir") == Some("Rx"),
             "row" => {
-                let Some(line) = p.text().lines().nth(r.line as usize - 1) else {
+                let Some(line) = line_at(&lines, r.line) else {
                     continue;
                 };
                 let cells: Vec<&str> = line.split_whitespace().collect();
@@ -246,8 +247,9 @@ pub(super) fn pfc_counters(dev: &mut Device, o: &Output) {
 /// `show queue counters`: drops summed over a port's queues (Drop/pkts, the fifth column).
 pub(super) fn queue_counters(dev: &mut Device, o: &Output) {
     let p = &o.parsed;
+    let lines = raw_lines(o);
     for r in p.records.iter().filter(|r| p.kind(r) == "row") {
-        let Some(line) = p.text().lines().nth(r.line as usize - 1) else {
+        let Some(line) = line_at(&lines, r.line) else {
             continue;
         };
         let cells: Vec<&str> = line.split_whitespace().collect();
