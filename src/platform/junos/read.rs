@@ -525,7 +525,8 @@ impl Config {
                 rest @ ..,
             ] => {
                 let is_classifier = *kind == "classifiers";
-                let aliases = cos.aliases.clone();
+                // Borrowed, not copied: a copy per statement cost aliases × statements.
+                let aliases = &cos.aliases;
                 let map = if is_classifier {
                     &mut cos.classifiers
                 } else {
@@ -544,7 +545,7 @@ impl Config {
                         vs @ ..,
                     ] => {
                         for v in values(vs) {
-                            match code_point(ty, v, &aliases) {
+                            match code_point(ty, v, aliases) {
                                 Some(c) => {
                                     m.entries
                                         .push((c, fc.to_string(), lp.to_string(), src.clone()))
