@@ -504,3 +504,121 @@ fn the_model_of_a_device_at_its_port_bound_is_written_as_serialized() {
         t.peak >> 20
     );
 }
+
+/// Issue 19, build point 4, found by timing the adversarial inputs at 1 and 4 MiB: a Junos
+/// `deactivate` line applies wherever it stands, and each statement was tested against every
+/// such line, so a file of half `deactivate` and half `set` lines was quadratic (1 MiB: 17.5 s
+/// in the release fuzz target). 20,000 `deactivate` and 16,000 `set` lines are read in linear
+/// time now (each statement's prefixes looked up by hash).
+#[test]
+fn junos_deactivate_lines_cost_linear_time() {
+    let mut text = String::from("set system host-name sw1\n");
+    for i in 0..20_000 {
+        text.push_str(&format!(
+            "deactivate interfaces et-{}/1/{}\n",
+            i / 48 + 1,
+            i % 48
+        ));
+    }
+    for i in 0..16_000 {
+        text.push_str(&format!(
+            "set interfaces et-{}/0/{} mtu 9216\n",
+            i / 48 + 1,
+            i % 48
+        ));
+    }
+    // One of them does apply to a port that is set: its one statement is not in force, so
+    // the port is not declared (the 20,000 name other ports).
+    text.push_str("deactivate interfaces et-1/0/0 mtu\n");
+    let (t, v) = audit_one_switch("junos-deactivate", "junos", &text);
+    assert!(
+        t.cpu < Duration::from_secs(20),
+        "{:?} of CPU for 20,000 deactivate and 16,000 set lines",
+        t.cpu
+    );
+    assert_eq!(v["summary"]["interfaces"], 15_999, "{}", v["summary"]);
+}
+
+/// Issue 19, build point 4, through `review` (a pull request is untrusted input): anchoring
+/// each new finding to the change read the cited file again and gathered its lines per finding
+/// and per changed line, and the remediation plan serialized the whole device per finding, so a
+/// change to n ports of one config cost about n³ (2,000 ports: 138 s in a release build; see
+/// `scripts/bench-review`). 1,500 changed ports are reviewed in linear time now, each finding
+/// still moved to the changed line its fix rewrites.
+#[test]
+fn a_review_of_a_change_to_many_ports_costs_linear_time() {
+    let root = common::scratch("cost", "review");
+    let fabric = root.join("fabric");
+    common::copy_tree(&common::fixtures().join("clean-fabric"), &fabric);
+    let cfg = fabric.join("configs/leaf1.cfg");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let port = |i: usize, pfc: bool| {
+        format!(
+            "interface Ethernet{}/{}\n  description bench {i}\n  no switchport\n  mtu 9214\n{}  ip address 10.{}.{}.{}/31\n  no shutdown\n\n",
+            2 + i / 64,
+            1 + i % 64,
+            if pfc {
+                "  priority-flow-control mode on\n"
+            } else {
+                ""
+            },
+            100 + i / 16384,
+            i / 64 % 256,
+            i % 64 * 2
+        )
+    };
+    let cut = text.find("interface ").unwrap();
+    let with = |pfc: bool| {
+        let ports: String = (0..1500).map(|i| port(i, pfc)).collect();
+        format!("{}{ports}{}", &text[..cut], &text[cut..])
+    };
+    std::fs::write(&cfg, with(true)).unwrap();
+    let policy = fabric.join("fabric.toml");
+    let p = std::fs::read_to_string(&policy).unwrap();
+    std::fs::write(
+        &policy,
+        p.replacen(
+            "mtu = 9000\n",
+            "mtu = 9000\nroce_ports = [\"leaf1:Ethernet*\"]\n",
+            1,
+        ),
+    )
+    .unwrap();
+    common::git(&root, &["init", "-q", "-b", "main"]);
+    common::git(&root, &["add", "-A"]);
+    common::git(&root, &["commit", "-q", "-m", "base"]);
+    std::fs::write(&cfg, with(false)).unwrap();
+    common::git(
+        &root,
+        &["commit", "-q", "-am", "head: PFC off on 1,500 ports"],
+    );
+    let t = run_timed(
+        &[
+            "review",
+            "--repo",
+            s(&root),
+            "--base",
+            "HEAD~1",
+            "--head",
+            "HEAD",
+            "--path",
+            "fabric",
+            "--format",
+            "json",
+        ],
+        Duration::from_secs(240),
+    );
+    assert!(
+        t.cpu < Duration::from_secs(20),
+        "{:?} of CPU for a review of 1,500 changed ports",
+        t.cpu
+    );
+    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout).unwrap();
+    let new = v["new"].as_array().unwrap();
+    let moved = new
+        .iter()
+        .filter(|f| f["rule"] == "PFC003" && f["evidence"]["cited_line"].is_u64())
+        .count();
+    assert_eq!(moved, 1500, "{}", v["summary"]);
+    let _ = std::fs::remove_dir_all(&root);
+}
