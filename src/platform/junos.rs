@@ -17,6 +17,7 @@
 
 mod apply;
 mod read;
+mod shared;
 mod show;
 mod tree;
 

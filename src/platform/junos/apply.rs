@@ -35,10 +35,13 @@
 
 use super::kind_of;
 use super::read::{At, CodeMap, Config, Cos, CosIf, IfConf};
+use super::shared::ClassTable;
+use super::shared::{Shared, first_scheduled};
 use crate::model::maps::{Bound, BoundPolicy, MapEntry, QosMap};
 use crate::model::{Device, Field, Interface, Src, default_of, derived, known};
 use crate::platform::util::identity8;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::rc::Rc;
 
 /// Default media MTU of Ethernet ports: 1514 = IP MTU 1500 + 14 bytes of Ethernet header (the
 /// FCS is not counted) [V Juniper "Media MTU and Protocol MTU"; EX/QFX default 1514].
@@ -82,7 +85,7 @@ const DEFAULT_FCS: &[(&str, u8, bool)] = &[
 /// Default DSCP classifier: cs6/cs7 (48, 56) → network-control, everything else → best-effort
 /// [V "Default DSCP and DSCP IPv6 Classifiers"; its ef/af entries name classes a QFX does not
 /// define by default, so they fall to best-effort here, I]. DSCP 26 (af31) lands in best-effort.
-fn default_dscp_fc(d: u8) -> &'static str {
+pub(super) fn default_dscp_fc(d: u8) -> &'static str {
     if d == 48 || d == 56 {
         "network-control"
     } else {
@@ -92,12 +95,12 @@ fn default_dscp_fc(d: u8) -> &'static str {
 
 /// One forwarding class as the port sees it.
 #[derive(Debug, Clone)]
-struct FcEff {
-    queue: u8,
-    no_loss: bool,
-    pfc_priority: Option<u8>,
+pub(super) struct FcEff {
+    pub(super) queue: u8,
+    pub(super) no_loss: bool,
+    pub(super) pfc_priority: Option<u8>,
     /// None for a default class.
-    src: Option<Src>,
+    pub(super) src: Option<Src>,
 }
 
 fn fc_table(cos: &Cos) -> BTreeMap<String, FcEff> {
@@ -401,7 +404,12 @@ fn interfaces(cfg: &Config) -> (BTreeMap<String, IfConf>, Vec<(Src, String)>) {
     for (p, pc) in &parents {
         out.remove(p);
         let sub = format!("{p}:");
-        for (_, c) in out.iter_mut().filter(|(n, _)| n.starts_with(&sub)) {
+        // the names that start with `sub` follow it in order (a scan of every port per
+        // parent was quadratic; issue 19)
+        for (_, c) in out
+            .range_mut(sub.clone()..)
+            .take_while(|(n, _)| n.starts_with(&sub))
+        {
             if c.more().speed.is_none() && pc.more().speed.is_some() {
                 c.more_mut().speed.clone_from(&pc.more().speed);
             }
@@ -443,6 +451,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
     }
     let cos = &cfg.cos;
     let fcs = fc_table(cos);
+    let sh = Shared::new(cfg, &fcs);
     let (ifs, notes) = interfaces(cfg);
     let chassis_parent = |n: &str| {
         n.split_once('-')
@@ -483,7 +492,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
                 let e = effective(cos, &[name.as_str()]);
                 let l2 = c.more().families.iter().any(|f| f == "ethernet-switching");
                 crate::model::maps::bind(i, || bindings(cos, &[name.as_str()], name, l2, &src));
-                port_qos(i, cfg, &fcs, &e, c, &src, &mut policies);
+                port_qos(i, &sh, &e, c, &src, &mut policies);
             }
             continue;
         }
@@ -494,7 +503,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
             None => default_of(
                 true,
                 Some(&src_or(
-                    cfg.inactive_at(&["interfaces", name, "disable"]),
+                    sh.inactive_at(&["interfaces", name, "disable"]),
                     &src,
                 )),
             ),
@@ -510,7 +519,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
                 .push(name.clone());
         }
         if port {
-            let dflt = src_or(cfg.inactive_at(&["interfaces", name, "mtu"]), &src);
+            let dflt = src_or(sh.inactive_at(&["interfaces", name, "mtu"]), &src);
             i.mtu_raw = match &c.mtu {
                 Some(m) => known(m.v, &m.src),
                 None => default_of(DEFAULT_IP_MTU + ETH_HEADER, Some(&dflt)),
@@ -557,7 +566,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
             let e = effective(cos, &names);
             let l2 = c.more().families.iter().any(|f| f == "ethernet-switching");
             crate::model::maps::bind(i, || bindings(cos, &names, name, l2, &src));
-            port_qos(i, cfg, &fcs, &e, c, &src, &mut policies);
+            port_qos(i, &sh, &e, c, &src, &mut policies);
         }
     }
     for (ae, ms) in lag_members {
@@ -590,65 +599,42 @@ pub(super) fn apply(dev: &mut Device, cfg: &Config) -> Vec<(Src, String)> {
 }
 
 /// The forwarding class (and loss priority) a DSCP value is classified to on a port.
-struct Classification {
-    fc: Vec<(String, String)>,
+struct Classification<'c> {
+    fc: Rc<[(&'c str, &'c str)]>,
     /// Per DSCP value, the line that classifies it (None: the default or unlisted).
-    at: Vec<Option<Src>>,
+    at: Rc<[Option<&'c Src>]>,
     src: Option<Src>,
     /// The port's classifier names a classifier the config does not define.
     undefined: bool,
 }
 
-fn classify(cos: &Cos, cls: Option<&At<String>>) -> Classification {
-    let default = || -> Vec<(String, String)> {
-        (0..64u8)
-            .map(|d| (default_dscp_fc(d).to_string(), "low".to_string()))
-            .collect()
-    };
+impl<'c> Classification<'c> {
+    fn of(t: ClassTable<'c>, src: Option<Src>) -> Self {
+        Classification {
+            fc: t.fc,
+            at: t.at,
+            src,
+            undefined: false,
+        }
+    }
+}
+
+/// The classification of DSCP classifier `cls` (none: the default classifier). Code points
+/// a classifier does not list: the default classifier's class with `import default`, else
+/// best-effort [R Junos BA classifier behaviour] (its table is made once per device:
+/// [`Shared::table`]).
+fn classify<'c>(sh: &Shared<'c>, cls: Option<&'c At<String>>) -> Classification<'c> {
     match cls {
-        None => Classification {
-            fc: default(),
-            at: vec![None; 64],
-            src: None,
-            undefined: false,
-        },
-        Some(a) if a.v == "default" => Classification {
-            fc: default(),
-            at: vec![None; 64],
-            src: Some(a.src.clone()),
-            undefined: false,
-        },
-        Some(a) => match cos.classifiers.get(&("dscp".to_string(), a.v.clone())) {
+        None => Classification::of(sh.default_table(), None),
+        Some(a) if a.v == "default" => Classification::of(sh.default_table(), Some(a.src.clone())),
+        Some(a) => match sh.cos.classifiers.get(&("dscp".to_string(), a.v.clone())) {
             None => Classification {
-                fc: Vec::new(),
-                at: Vec::new(),
+                fc: Rc::new([]),
+                at: Rc::new([]),
                 src: Some(a.src.clone()),
                 undefined: true,
             },
-            Some(m) => {
-                // Code points the classifier does not list: the default classifier's class
-                // with `import default`, else best-effort [R Junos BA classifier behaviour].
-                let mut fc: Vec<(String, String)> = if m.import_default {
-                    default()
-                } else {
-                    (0..64)
-                        .map(|_| ("best-effort".into(), "low".into()))
-                        .collect()
-                };
-                let mut at = vec![None; 64];
-                for (code, f, lp, s) in &m.entries {
-                    if let Some(slot) = fc.get_mut(*code as usize) {
-                        *slot = (f.clone(), lp.clone());
-                        at[*code as usize] = Some(s.clone());
-                    }
-                }
-                Classification {
-                    fc,
-                    at,
-                    src: Some(a.src.clone()),
-                    undefined: false,
-                }
-            }
+            Some(m) => Classification::of(sh.table(&a.v, m), Some(a.src.clone())),
         },
     }
 }
@@ -660,7 +646,7 @@ fn dscp_entries(m: &[u8], cl: &Classification, dflt: Option<&Src>) -> QosMap {
     let entries = m
         .iter()
         .enumerate()
-        .map(|(d, &tc)| match cl.at.get(d).and_then(|a| a.as_ref()) {
+        .map(|(d, &tc)| match cl.at.get(d).copied().flatten() {
             Some(s) => MapEntry::config(d as u8, tc, s),
             None => MapEntry::default(d as u8, tc, cl.src.as_ref().or(dflt)),
         })
@@ -697,16 +683,16 @@ fn pfc_queue_map(cnp: &super::read::Cnp, at: &Src) -> QosMap {
 }
 
 /// Classification, PFC, buffers, scheduling and watchdog of a physical port or aggregate.
-fn port_qos(
+fn port_qos<'c>(
     i: &mut Interface,
-    cfg: &Config,
-    fcs: &BTreeMap<String, FcEff>,
-    e: &Eff,
+    sh: &Shared<'c>,
+    e: &Eff<'c>,
     c: &IfConf,
     ifsrc: &Src,
     policies: &mut BTreeSet<String>,
 ) {
-    let cos = &cfg.cos;
+    let cos = sh.cos;
+    let fcs = sh.fcs;
     let dflt = Some(ifsrc);
     let dscp_cls = e.classifiers.get("dscp").copied();
     let ieee_cls = e.classifiers.get("ieee-802.1").copied();
@@ -729,20 +715,20 @@ fn port_qos(
         // Fixed classification: every packet of the interface to one class, whatever its code
         // point.
         (Some(f), None) => Classification {
-            fc: (0..64).map(|_| (f.v.clone(), "low".to_string())).collect(),
-            at: vec![Some(f.src.clone()); 64],
+            fc: (0..64).map(|_| (f.v.as_str(), "low")).collect(),
+            at: vec![Some(&f.src); 64].into(),
             src: Some(f.src.clone()),
             undefined: false,
         },
         // A fixed class and a DSCP classifier on the same port: which one wins is not read
         // here, so the DSCP map stays unknown.
         (Some(_), Some(_)) => Classification {
-            fc: Vec::new(),
-            at: Vec::new(),
+            fc: Rc::new([]),
+            at: Rc::new([]),
             src: None,
             undefined: true,
         },
-        (None, _) => classify(cos, dscp_cls),
+        (None, _) => classify(sh, dscp_cls),
     };
     if let Some(a) = dscp_cls.filter(|_| !cl.undefined) {
         policies.insert(format!("classifier dscp {}", a.v));
@@ -763,42 +749,31 @@ fn port_qos(
     // the no-loss class of each queue [I].
     i.qos.tc_to_pg = derived(identity8());
 
-    // Per queue: the classes on it (explicit classes replace the defaults on their queue).
-    let classes_on = |q: u8| -> Vec<(&String, &FcEff)> {
-        let explicit: Vec<_> = fcs
-            .iter()
-            .filter(|(_, f)| f.queue == q && f.src.is_some())
-            .collect();
-        if explicit.is_empty() {
-            fcs.iter().filter(|(_, f)| f.queue == q).collect()
-        } else {
-            explicit
-        }
-    };
+    // Per queue: the classes on it (explicit classes replace the defaults on their queue;
+    // worked out once per device, [`Shared::queue`]).
     let mut pfc_prio = identity8();
     let mut pfc_prio_src: Option<Src> = None;
     let mut prio_entries = Vec::new();
     for q in 0..8u8 {
-        let on = classes_on(q);
-        let stated = on
-            .iter()
-            .find(|(_, f)| f.pfc_priority.is_some())
-            .and_then(|(_, f)| Some((f.pfc_priority.filter(|p| *p < 8)?, f.src.clone()?)));
-        prio_entries.push(match &stated {
-            Some((p, s)) => MapEntry::config(q, *p, s),
+        let Some(on) = sh.queue(q) else {
+            continue;
+        };
+        let stated = on.stated_pfc;
+        prio_entries.push(match stated {
+            Some((p, s)) => MapEntry::config(q, p, s),
             None => MapEntry::default(q, q, dflt),
         });
         if let Some((p, s)) = stated {
             pfc_prio[q as usize] = p;
             if pfc_prio_src.is_none() {
-                pfc_prio_src = Some(s);
+                pfc_prio_src = Some(s.clone());
             }
         }
         let pg = &mut i.pgs[q as usize];
-        pg.lossless = match on.first() {
+        pg.lossless = match on.on.first() {
             Some((_, f)) => match &f.src {
-                Some(s) => known(on.iter().any(|(_, f)| f.no_loss), s),
-                None => default_of(on.iter().any(|(_, f)| f.no_loss), dflt),
+                Some(s) => known(on.no_loss, s),
+                None => default_of(on.no_loss, dflt),
             },
             None => default_of(false, dflt),
         };
@@ -818,13 +793,13 @@ fn port_qos(
     i.qos.dscp_rewrites = match e.rewrites.get("dscp") {
         Some(r) => match cos.rewrites.get(&("dscp".to_string(), r.v.clone())) {
             Some(rule) if !cl.undefined => {
+                let firsts = sh.rewrite_firsts(&r.v, rule);
                 let hit: Vec<u8> = (0..64u8)
                     .filter(|d| {
-                        let (fc, lp) = &cl.fc[*d as usize];
-                        rule.entries
-                            .iter()
-                            .find(|(_, f, l, _)| f == fc && l == lp)
-                            .is_some_and(|(code, _, _, _)| code != d)
+                        cl.fc
+                            .get(*d as usize)
+                            .and_then(|k| firsts.get(k))
+                            .is_some_and(|(code, _)| code != d)
                     })
                     .collect();
                 known(hit, &r.src)
@@ -842,7 +817,7 @@ fn port_qos(
     match e.rewrites.get("dscp") {
         Some(r) => {
             if let Some(rule) = cos.rewrites.get(&("dscp".to_string(), r.v.clone())) {
-                i.maps.tc_to_dscp = rewrite_map(rule, fcs, &cl);
+                i.maps.tc_to_dscp = rewrite_map(sh, &r.v, rule, &cl);
             }
         }
         None => {
@@ -853,8 +828,8 @@ fn port_qos(
         }
     }
 
-    apply_pfc(i, cfg, fcs, e, &cl, ifsrc, policies);
-    apply_queues(i, cfg, e, ifsrc, policies, &classes_on);
+    apply_pfc(i, sh, e, &cl, ifsrc, policies);
+    apply_queues(i, sh, e, ifsrc, policies);
 }
 
 /// A DSCP rewrite rule as a TC → DSCP map: traffic class N (the queue) leaves with the code
@@ -862,37 +837,30 @@ fn port_qos(
 /// classifier puts traffic in (else the only class on queue N), at the rule's line; unknown
 /// where that class is not one, or the rule has no entry for it. Other loss priorities may be
 /// rewritten otherwise (`dscp_rewrites` has every DSCP).
-fn rewrite_map(rule: &CodeMap, fcs: &BTreeMap<String, FcEff>, cl: &Classification) -> QosMap {
-    let on_queue = |tc: u8| -> BTreeSet<&str> {
-        let used: BTreeSet<&str> = cl
-            .fc
-            .iter()
-            .map(|(fc, _)| fc.as_str())
-            .filter(|fc| fcs.get(*fc).is_some_and(|f| f.queue == tc))
-            .collect();
-        if used.is_empty() {
-            fcs.iter()
-                .filter(|(_, f)| f.queue == tc)
-                .map(|(n, _)| n.as_str())
-                .collect()
-        } else {
-            used
-        }
-    };
+fn rewrite_map<'c>(
+    sh: &Shared<'c>,
+    name: &'c str,
+    rule: &'c CodeMap,
+    cl: &Classification<'c>,
+) -> QosMap {
+    let firsts = sh.rewrite_firsts(name, rule);
     let entries = (0..8u8)
         .map(|tc| {
-            let fcs_here = on_queue(tc);
-            let only = (fcs_here.len() == 1)
-                .then(|| fcs_here.iter().next())
-                .flatten();
-            only.and_then(|fc| {
-                rule.entries
-                    .iter()
-                    .find(|(_, f, lp, _)| f == fc && lp == "low")
-            })
-            .map_or_else(
+            // the classes on queue tc that the classifier uses, else every class on it
+            let used: BTreeSet<&str> = cl
+                .fc
+                .iter()
+                .map(|(fc, _)| *fc)
+                .filter(|fc| sh.fcs.get(*fc).is_some_and(|f| f.queue == tc))
+                .collect();
+            let only = if used.is_empty() {
+                sh.queue(tc).and_then(|q| q.only)
+            } else {
+                (used.len() == 1).then(|| used.first().copied()).flatten()
+            };
+            only.and_then(|fc| firsts.get(&(fc, "low"))).map_or_else(
                 || MapEntry::unknown(tc),
-                |(code, _, _, src)| MapEntry::config(tc, *code, src),
+                |(code, src)| MapEntry::config(tc, *code, src),
             )
         })
         .collect();
@@ -906,14 +874,14 @@ fn rewrite_map(rule: &CodeMap, fcs: &BTreeMap<String, FcEff>, cl: &Classificatio
 
 fn apply_pfc(
     i: &mut Interface,
-    cfg: &Config,
-    fcs: &BTreeMap<String, FcEff>,
+    sh: &Shared,
     e: &Eff,
     cl: &Classification,
     ifsrc: &Src,
     policies: &mut BTreeSet<String>,
 ) {
-    let cos = &cfg.cos;
+    let cos = sh.cos;
+    let fcs = sh.fcs;
     let name = i.name.clone();
     let cnp = e.cnp.and_then(|r| cos.cnps.get(&r.v).map(|c| (r, c)));
     let Some((r, cnp)) = cnp else {
@@ -923,21 +891,7 @@ fn apply_pfc(
         }
         // No congestion-notification profile: no PFC [V Juniper: a CNP associated with the
         // interface enables PFC]. Cite an inactive profile line when that is the reason.
-        let why = cfg
-            .inactive
-            .iter()
-            .find(|s| match s.w()[..] {
-                [
-                    "class-of-service",
-                    "interfaces",
-                    pat,
-                    "congestion-notification-profile",
-                    ..,
-                ] => glob(pat, &name),
-                _ => false,
-            })
-            .map(|s| s.src.clone())
-            .unwrap_or_else(|| ifsrc.clone());
+        let why = sh.inactive_cnp(&name).unwrap_or_else(|| ifsrc.clone());
         let d = Some(&why);
         i.pfc.mode = default_of("off".into(), d);
         i.pfc.priorities = default_of(Vec::new(), d);
@@ -951,7 +905,7 @@ fn apply_pfc(
     // classified to [V "Configuring DSCP-based PFC"]; 802.1p PFC pauses the code point itself.
     let mut prios: BTreeMap<u8, Src> = BTreeMap::new();
     for (d, s) in &cnp.dscp_pfc {
-        let Some((fc, _)) = cl.fc.get(*d as usize) else {
+        let Some(&(fc, _)) = cl.fc.get(*d as usize) else {
             continue;
         };
         if let Some(p) = fcs.get(fc).and_then(|f| f.pfc_priority) {
@@ -993,15 +947,10 @@ fn apply_pfc(
     i.maps.pfc_priority_to_queue = pfc_queue_map(cnp, &r.src);
     // DCBX negotiates PFC with the peer unless disabled or told not to [V Juniper DCBX: PFC
     // autonegotiation is on by default and turns PFC off on a mismatch]: mode auto.
-    let covers = |list: &[(String, Src)]| {
-        list.iter()
-            .find(|(n, _)| n == "all" || *n == name)
-            .map(|(_, s)| s.clone())
-    };
     i.pfc.mode = match (
-        cfg.dcbx_disable.clone(),
-        covers(&cfg.dcbx_if_disable),
-        covers(&cfg.dcbx_no_autoneg),
+        sh.cfg.dcbx_disable.clone(),
+        sh.dcbx_if_disable(&name),
+        sh.dcbx_no_autoneg(&name),
     ) {
         (Some(s), _, _) | (None, Some(s), _) | (None, None, Some(s)) => known("on".into(), &s),
         (None, None, None) => default_of("auto".into(), Some(&r.src)),
@@ -1040,7 +989,7 @@ fn apply_pfc(
             w.action = default_of(WD_ACTION.into(), Some(ws));
         }
         None => {
-            let why = cfg
+            let why = sh
                 .inactive_at(&[
                     "class-of-service",
                     "congestion-notification-profile",
@@ -1054,22 +1003,23 @@ fn apply_pfc(
     }
 }
 
-fn apply_queues<'f>(
+fn apply_queues<'c>(
     i: &mut Interface,
-    cfg: &Config,
-    e: &Eff,
+    sh: &Shared<'c>,
+    e: &Eff<'c>,
     ifsrc: &Src,
     policies: &mut BTreeSet<String>,
-    classes_on: &dyn Fn(u8) -> Vec<(&'f String, &'f FcEff)>,
 ) {
-    let cos = &cfg.cos;
-    // forwarding class → scheduler, from the scheduler map or the ETS traffic-control profiles
-    let mut fc_sched: BTreeMap<String, At<String>> = BTreeMap::new();
+    let cos = sh.cos;
+    // forwarding class → scheduler, from the scheduler map, then the ETS traffic-control
+    // profiles of the forwarding-class sets (a later one replacing an earlier one's scheduler
+    // for the same class); per queue, its first class (name order) with a scheduler
+    let mut sources = Vec::new();
     if let Some(r) = e.scheduler_map
         && let Some(sm) = cos.scheduler_maps.get(&r.v)
     {
         policies.insert(format!("scheduler-map {}", r.v));
-        fc_sched.extend(sm.entries.iter().map(|(k, v)| (k.clone(), v.clone())));
+        sources.push(sh.map_scheds(&r.v, sm));
     }
     for (set, tcp) in &e.fc_sets {
         let Some(sm_name) = cos.tcps.get(&tcp.v).and_then(|t| t.as_ref()) else {
@@ -1079,18 +1029,11 @@ fn apply_queues<'f>(
             continue;
         };
         policies.insert(format!("scheduler-map {}", sm_name.v));
-        for fc in cos.fc_sets.get(set).into_iter().flatten() {
-            if let Some(s) = sm.entries.get(fc) {
-                fc_sched.insert(fc.clone(), s.clone());
-            }
-        }
+        sources.push(sh.set_scheds(set, &sm_name.v, sm));
     }
     for q in i.queues.iter_mut() {
-        let on = classes_on(q.id);
-        let sched = on
-            .iter()
-            .find_map(|(n, _)| fc_sched.get(*n))
-            .and_then(|a| cos.schedulers.get(&a.v).map(|s| (a, s)));
+        let sched =
+            first_scheduled(&sources, q.id).and_then(|a| cos.schedulers.get(&a.v).map(|s| (a, s)));
         let Some((sref, s)) = sched else {
             // ECN is off unless a scheduler enables it [V "Configuring CoS WRED Drop
             // Profiles": "ECN is disabled by default"];
@@ -1148,7 +1091,7 @@ fn apply_queues<'f>(
                 q.wred_drop = known(false, es);
             }
             None => {
-                let why = cfg
+                let why = sh
                     .inactive_at(&[
                         "class-of-service",
                         "schedulers",

@@ -292,20 +292,6 @@ pub(super) struct Config {
     pub(super) refs: Vec<(&'static str, String, Src)>,
 }
 
-impl Config {
-    /// The line of an inactive statement under `prefix`, if any (cited by defaults that apply
-    /// because that statement does not).
-    pub(super) fn inactive_at(&self, prefix: &[&str]) -> Option<Src> {
-        self.inactive
-            .iter()
-            .find(|s| {
-                s.words.len() >= prefix.len()
-                    && s.words.iter().zip(prefix).all(|(a, b)| a == b || *b == "*")
-            })
-            .map(|s| s.src.clone())
-    }
-}
-
 /// DSCP code point from bits (`011010`) or a standard or user alias (`af31`, `cs6`, `ef`).
 pub(super) fn dscp_of(v: &str, aliases: &BTreeMap<String, u8>) -> Option<u8> {
     if v.len() == 6 && v.bytes().all(|b| b == b'0' || b == b'1') {
