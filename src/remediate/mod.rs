@@ -7,6 +7,7 @@
 //! syntax (`ident(kind)`); anything else withholds the snippet, with the reason.
 
 pub mod apply;
+pub mod config_index;
 pub mod merge;
 pub mod spec;
 
@@ -307,7 +308,7 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &[PathBuf], templates: &Templa
                 let path = crate::snapshot::folders::locate(snapshot, &f);
                 let text = crate::snapshot::read::read_text(&path).ok()?;
                 let text = crate::redact::redact(&text).0;
-                Some(minijinja::Value::from_object(ConfigText(text)))
+                Some(minijinja::Value::from_object(ConfigText::new(text)))
             })
             .clone()
     };

@@ -5,7 +5,7 @@
 //! environment's formatter prints only numbers, booleans and strings marked by `ident(kind)`;
 //! any other string is an error, which withholds the snippet.
 
-use minijinja::value::{Object, Rest, Value, ValueKind};
+use minijinja::value::{Rest, Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, State, UndefinedBehavior};
 use regex::Regex;
 use serde::Deserialize;
@@ -129,11 +129,7 @@ pub struct Templates {
     pub platforms: BTreeMap<String, Platform>,
 }
 
-/// A device's config, for `cfg(...)` in templates (a template-context object).
-#[derive(Debug)]
-pub struct ConfigText(pub String);
-
-impl Object for ConfigText {}
+pub use super::config_index::ConfigText;
 
 fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
@@ -388,51 +384,15 @@ fn cfg(state: &State, pats: Rest<String>, flat: bool) -> Result<Value, Error> {
             "cfg(): no config file for this device",
         ));
     };
-    let mut res = Vec::new();
-    for p in pats.iter() {
-        res.push(
-            Regex::new(&format!("^(?:{p})$")).map_err(|e| {
-                Error::new(ErrorKind::InvalidOperation, format!("cfg(): {p:?}: {e}"))
-            })?,
-        );
-    }
-    if text.0.trim_start().starts_with('{')
-        && let Some(v) = super::merge::keyed_json::cfg(&text.0, &res)
-    {
-        return Ok(Value::from(minijinja::value::Serde(&v)));
-    }
-    let lines: Vec<&str> = text.0.lines().collect();
-    let tree = super::merge::stanza::Tree::new(&lines, flat);
-    let mut out: Vec<Value> = Vec::new();
-    walk(&tree, &lines, &res, None, 0, &[], &mut out);
-    Ok(Value::from(out))
-}
-
-fn walk(
-    tree: &super::merge::stanza::Tree,
-    lines: &[&str],
-    res: &[Regex],
-    parent: Option<usize>,
-    level: usize,
-    caps: &[String],
-    out: &mut Vec<Value>,
-) {
-    let Some(re) = res.get(level) else {
-        return;
+    // What the config holds is read once per device and kept (`config_index`).
+    let found = match text.json_cfg(&pats) {
+        Some(r) => r,
+        None => text.stanza_cfg(&pats, flat),
     };
-    for k in tree.children(parent) {
-        if let Some(c) = re.captures(lines[k].trim()) {
-            let mut caps = caps.to_vec();
-            caps.extend(
-                c.iter()
-                    .skip(1)
-                    .map(|m| m.map(|m| m.as_str().to_string()).unwrap_or_default()),
-            );
-            if level + 1 == res.len() {
-                out.push(Value::from(minijinja::value::Serde(&caps)));
-            } else {
-                walk(tree, lines, res, Some(k), level + 1, &caps, out);
-            }
-        }
-    }
+    let out = found.map_err(|e| Error::new(ErrorKind::InvalidOperation, e))?;
+    Ok(Value::from(
+        out.into_iter()
+            .map(|caps| Value::from(minijinja::value::Serde(&caps)))
+            .collect::<Vec<Value>>(),
+    ))
 }

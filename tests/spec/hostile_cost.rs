@@ -539,6 +539,52 @@ fn junos_deactivate_lines_cost_linear_time() {
     assert_eq!(v["summary"]["interfaces"], 15_999, "{}", v["summary"]);
 }
 
+/// Issue 19, build point 4, found by timing the adversarial inputs at 4 and 16 MiB: per port
+/// the Junos reader went through lists a device keeps short but a file need not: every
+/// sub-port name per breakout parent, every line of the port's classifier and rewrite rule,
+/// every forwarding class per queue, every inactive statement (`| display set` replicated to
+/// 16 MiB: 42 s in a release build, now 1.2 s); and the fix templates read the whole config per
+/// finding (`cfg()`: 12,000 sub-ports, 48,000 findings: 174 s in a release build, now 8 s).
+/// 1,000 breakout parents (4,000 sub-ports) and 4,000 lines of each of one classifier and one
+/// rewrite rule are read and their 16,000 findings' fixes written in linear time (about 19 s of
+/// CPU in a debug build; the quadratic paths took minutes).
+#[test]
+fn junos_ports_over_long_class_of_service_lists_cost_linear_time() {
+    let mut text = String::from("set system host-name sw1\n");
+    for i in 0..1_000 {
+        let p = format!("et-{}/0/{}", i / 48 + 1, i % 48);
+        text.push_str(&format!("set interfaces {p} number-of-sub-ports 4\n"));
+        for s in 0..4 {
+            text.push_str(&format!("set interfaces {p}:{s} mtu 9216\n"));
+        }
+    }
+    text.push_str("set class-of-service forwarding-classes class NO-LOSS queue-num 3 no-loss pfc-priority 3\n");
+    text.push_str("set class-of-service interfaces et-* unit * classifiers dscp roce\n");
+    text.push_str("set class-of-service interfaces et-* unit * rewrite-rules dscp rw\n");
+    text.push_str("set class-of-service interfaces et-* congestion-notification-profile cnp\n");
+    text.push_str("set class-of-service congestion-notification-profile cnp input dscp code-point 011010 pfc\n");
+    for i in 0..4_000 {
+        text.push_str(&format!(
+            "set class-of-service classifiers dscp roce forwarding-class NO-LOSS loss-priority low code-points {:06b}\n",
+            26 + i % 2
+        ));
+        text.push_str(&format!(
+            "set class-of-service rewrite-rules dscp rw forwarding-class NO-LOSS loss-priority low code-point {:06b}\n",
+            26 + i % 2
+        ));
+        // a statement not in force (its port is not declared)
+        text.push_str(&format!("set interfaces et-9/9/{i} disable\n"));
+        text.push_str(&format!("deactivate interfaces et-9/9/{i} disable\n"));
+    }
+    let (t, v) = audit_one_switch("junos-cos-lists", "junos", &text);
+    assert!(
+        t.cpu < Duration::from_secs(45),
+        "{:?} of CPU for 4,000 sub-ports under 4,000-line class-of-service lists",
+        t.cpu
+    );
+    assert_eq!(v["summary"]["interfaces"], 4_000, "{}", v["summary"]);
+}
+
 /// Issue 19, build point 4, through `review` (a pull request is untrusted input): anchoring
 /// each new finding to the change read the cited file again and gathered its lines per finding
 /// and per changed line, and the remediation plan serialized the whole device per finding, so a

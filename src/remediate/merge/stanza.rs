@@ -25,6 +25,7 @@ fn structural(line: &str) -> bool {
 }
 
 /// The stanza tree of a list of lines (indices into the list).
+#[derive(Debug)]
 pub struct Tree {
     /// Per line: the structural lines below it in its block (direct children).
     kids: Vec<Vec<usize>>,
@@ -53,6 +54,14 @@ impl Tree {
             stack.push((k, ind));
         }
         Tree { kids, top }
+    }
+
+    /// The structural lines directly below `parent` (None: the top level).
+    pub fn children_of(&self, parent: Option<usize>) -> &[usize] {
+        match parent {
+            None => &self.top,
+            Some(p) => self.kids.get(p).map_or(&[], Vec::as_slice),
+        }
     }
 
     pub fn children(&self, parent: Option<usize>) -> Vec<usize> {

@@ -1,0 +1,500 @@
+//! A device's config as templates query it with `cfg(re1, re2, ...)`, read once per device.
+//!
+//! A fix template runs once per finding and asks `cfg()` about the device's config. Each call
+//! split the config into lines, built its stanza tree (or parsed its CONFIG_DB JSON) and tested
+//! every line of a level against the pattern, so a config of n lines with a finding on each of
+//! its n ports cost n² (issue 19: 12,000 Junos sub-ports, 48,000 findings: 174 s in a release
+//! build). Now the lines, the tree and the JSON entries are made at the first call and kept;
+//! a pattern that is a literal (`(port | regex_escape) ~ ' \{'`, a table name) finds its lines
+//! by their text; any other pattern's matches under a parent are kept once found (templates
+//! ask the same question for every port of a device).
+//!
+//! The answers are those of the per-call walk ([`super::spec`]'s `walk` and
+//! [`super::merge::keyed_json::cfg`], kept as the tests' reference).
+
+use super::merge::keyed_json::Entry;
+use super::merge::stanza::Tree;
+use minijinja::value::Object;
+use regex::Regex;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Matches of one pattern among a parent's children: (line, capture groups).
+type Matches = Arc<Vec<(usize, Vec<String>)>>;
+
+/// A device's config, for `cfg(...)` in templates (a template-context object).
+#[derive(Debug)]
+pub struct ConfigText {
+    text: String,
+    stanzas: OnceLock<Stanzas>,
+    json: OnceLock<Option<Json>>,
+    /// (parent key, pattern) → matches, for patterns that are not literals.
+    memo: Mutex<HashMap<(usize, String), Matches>>,
+    /// Patterns that are not literals, compiled.
+    compiled: Mutex<HashMap<String, Regex>>,
+}
+
+/// A pattern: the one text it matches, or a regex (anchored).
+enum Matcher {
+    Lit(String),
+    Re(Regex),
+}
+
+impl Matcher {
+    fn captures(&self, s: &str) -> Option<Vec<String>> {
+        match self {
+            Matcher::Lit(l) => (l == s).then(Vec::new),
+            Matcher::Re(re) => re.captures(s).map(|c| groups(&c)),
+        }
+    }
+}
+
+/// Compiled patterns kept per device, at most (then dropped and made again).
+const MAX_COMPILED: usize = 4096;
+
+#[derive(Debug)]
+struct Stanzas {
+    flat: bool,
+    /// Each line trimmed, as a byte range of the text.
+    spans: Vec<(usize, usize)>,
+    tree: Tree,
+    /// (parent key, trimmed text) → the children with that text, in order. Parent key: 0 for
+    /// the top level, line + 1 below a line.
+    by_text: HashMap<(usize, String), Vec<usize>>,
+}
+
+#[derive(Debug)]
+struct Json {
+    entries: Vec<Entry>,
+    by_table: HashMap<String, Vec<usize>>,
+    by_key: HashMap<(String, String), Vec<usize>>,
+}
+
+fn key(parent: Option<usize>) -> usize {
+    parent.map_or(0, |p| p + 1)
+}
+
+/// The text a pattern matches when it matches one text only (anchored, as `cfg()` compiles
+/// it): ordinary characters and escaped punctuation (`regex_escape`'s output); None for
+/// anything with a class, group, repetition, alternation or anchor.
+pub fn literal_of(p: &str) -> Option<String> {
+    let mut out = String::with_capacity(p.len());
+    let mut it = p.chars();
+    while let Some(c) = it.next() {
+        match c {
+            '\\' => {
+                let n = it.next()?;
+                if n.is_alphanumeric() || n.is_whitespace() || n == '<' || n == '>' {
+                    return None;
+                }
+                out.push(n);
+            }
+            '.' | '^' | '$' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' => {
+                return None;
+            }
+            _ => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+fn compile(p: &str) -> Result<Regex, String> {
+    Regex::new(&format!("^(?:{p})$")).map_err(|e| format!("cfg(): {p:?}: {e}"))
+}
+
+fn groups(c: &regex::Captures) -> Vec<String> {
+    c.iter()
+        .skip(1)
+        .map(|m| m.map(|m| m.as_str().to_string()).unwrap_or_default())
+        .collect()
+}
+
+impl ConfigText {
+    pub fn new(text: String) -> Self {
+        ConfigText {
+            text,
+            stanzas: OnceLock::new(),
+            json: OnceLock::new(),
+            memo: Mutex::new(HashMap::new()),
+            compiled: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Pattern `p` as a literal or a compiled regex (an error names a pattern that does not
+    /// compile).
+    fn matcher(&self, p: &str) -> Result<Matcher, String> {
+        if let Some(l) = literal_of(p) {
+            return Ok(Matcher::Lit(l));
+        }
+        let mut c = self
+            .compiled
+            .lock()
+            .map_err(|_| "cfg(): poisoned".to_string())?;
+        if let Some(re) = c.get(p) {
+            return Ok(Matcher::Re(re.clone()));
+        }
+        let re = compile(p)?;
+        if c.len() >= MAX_COMPILED {
+            c.clear();
+        }
+        c.insert(p.to_string(), re.clone());
+        Ok(Matcher::Re(re))
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn stanzas(&self, flat: bool) -> &Stanzas {
+        self.stanzas.get_or_init(|| {
+            let mut spans = Vec::new();
+            let mut at = 0;
+            for l in self.text.lines() {
+                let start = at + (l.len() - l.trim_start().len());
+                spans.push((start, start + l.trim().len()));
+                // `lines` ends a line at \n, and drops a \r before it
+                at += l.len();
+                if self.text[at..].starts_with("\r\n") {
+                    at += 2;
+                } else if self.text[at..].starts_with('\n') {
+                    at += 1;
+                }
+            }
+            let lines: Vec<&str> = self.text.lines().collect();
+            let tree = Tree::new(&lines, flat);
+            let mut by_text: HashMap<(usize, String), Vec<usize>> = HashMap::new();
+            let mut index = |parent: Option<usize>| {
+                for k in tree.children_of(parent) {
+                    let (a, b) = spans[*k];
+                    by_text
+                        .entry((key(parent), self.text[a..b].to_string()))
+                        .or_default()
+                        .push(*k);
+                }
+            };
+            index(None);
+            for k in 0..lines.len() {
+                index(Some(k));
+            }
+            Stanzas {
+                flat,
+                spans,
+                tree,
+                by_text,
+            }
+        })
+    }
+
+    /// `cfg(pats...)` over the config's stanzas (`flat`: every line top-level): for every
+    /// match at the last level, the capture groups along the path.
+    pub fn stanza_cfg(&self, pats: &[String], flat: bool) -> Result<Vec<Vec<String>>, String> {
+        let st = self.stanzas(flat);
+        if st.flat != flat {
+            return Err("cfg(): the config was read with another merge mode".into());
+        }
+        // every pattern is checked, as before, whether or not the walk reaches its level
+        let matchers = pats
+            .iter()
+            .map(|p| self.matcher(p))
+            .collect::<Result<Vec<_>, String>>()?;
+        let mut out = Vec::new();
+        self.walk(st, pats, &matchers, None, 0, &[], &mut out)?;
+        Ok(out)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn walk(
+        &self,
+        st: &Stanzas,
+        pats: &[String],
+        matchers: &[Matcher],
+        parent: Option<usize>,
+        level: usize,
+        caps: &[String],
+        out: &mut Vec<Vec<String>>,
+    ) -> Result<(), String> {
+        let (Some(p), Some(m)) = (pats.get(level), matchers.get(level)) else {
+            return Ok(());
+        };
+        let found: Matches = match m {
+            Matcher::Lit(lit) => Arc::new(
+                st.by_text
+                    .get(&(key(parent), lit.clone()))
+                    .into_iter()
+                    .flatten()
+                    .map(|k| (*k, Vec::new()))
+                    .collect(),
+            ),
+            Matcher::Re(re) => {
+                let memo_key = (key(parent), p.clone());
+                let known = self
+                    .memo
+                    .lock()
+                    .map_err(|_| "cfg(): poisoned".to_string())?
+                    .get(&memo_key)
+                    .cloned();
+                match known {
+                    Some(m) => m,
+                    None => {
+                        let m: Matches = Arc::new(
+                            st.tree
+                                .children_of(parent)
+                                .iter()
+                                .filter_map(|&k| {
+                                    let (a, b) = st.spans[k];
+                                    re.captures(&self.text[a..b]).map(|c| (k, groups(&c)))
+                                })
+                                .collect(),
+                        );
+                        if let Ok(mut memo) = self.memo.lock() {
+                            memo.insert(memo_key, m.clone());
+                        }
+                        m
+                    }
+                }
+            }
+        };
+        for (k, g) in found.iter() {
+            let mut caps = caps.to_vec();
+            caps.extend(g.iter().cloned());
+            if level + 1 == pats.len() {
+                out.push(caps);
+            } else {
+                self.walk(st, pats, matchers, Some(*k), level + 1, &caps, out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The config as CONFIG_DB JSON entries, when it is such a document.
+    fn json(&self) -> Option<&Json> {
+        self.json
+            .get_or_init(|| {
+                if !self.text.trim_start().starts_with('{') {
+                    return None;
+                }
+                let entries = super::merge::keyed_json::entries(&self.text)?;
+                let mut by_table: HashMap<String, Vec<usize>> = HashMap::new();
+                let mut by_key: HashMap<(String, String), Vec<usize>> = HashMap::new();
+                for (i, (t, k, _)) in entries.iter().enumerate() {
+                    by_table.entry(t.clone()).or_default().push(i);
+                    by_key.entry((t.clone(), k.clone())).or_default().push(i);
+                }
+                Some(Json {
+                    entries,
+                    by_table,
+                    by_key,
+                })
+            })
+            .as_ref()
+    }
+
+    /// `cfg(table, key, field)` of a CONFIG_DB JSON config (None: not such a document), as
+    /// [`super::merge::keyed_json::cfg`] answers it.
+    pub fn json_cfg(&self, pats: &[String]) -> Option<Result<Vec<Vec<String>>, String>> {
+        let j = self.json()?;
+        let mut out = Vec::new();
+        if pats.is_empty() || pats.len() > 3 {
+            return Some(Ok(out));
+        }
+        let res: Result<Vec<Matcher>, String> = pats.iter().map(|p| self.matcher(p)).collect();
+        let res = match res {
+            Ok(r) => r,
+            Err(e) => return Some(Err(e)),
+        };
+        let lit = |i: usize| match res.get(i) {
+            Some(Matcher::Lit(l)) => Some(l),
+            _ => None,
+        };
+        let all: Vec<usize>;
+        let candidates: &[usize] = match (lit(0), lit(1)) {
+            (Some(t), Some(k)) => j
+                .by_key
+                .get(&(t.clone(), k.clone()))
+                .map_or(&[], Vec::as_slice),
+            (Some(t), None) => j.by_table.get(t).map_or(&[], Vec::as_slice),
+            _ => {
+                all = (0..j.entries.len()).collect();
+                &all
+            }
+        };
+        let caps = |m: &Matcher, s: &str| m.captures(s);
+        let mut tables_seen: HashSet<&str> = HashSet::new();
+        let mut keys_seen: HashSet<(&str, &str)> = HashSet::new();
+        for &i in candidates {
+            let (t, k, fields) = &j.entries[i];
+            let Some(c1) = caps(&res[0], t) else {
+                continue;
+            };
+            if res.len() == 1 {
+                if tables_seen.insert(t) {
+                    out.push(c1);
+                }
+                continue;
+            }
+            let Some(c2) = caps(&res[1], k) else {
+                continue;
+            };
+            if res.len() == 2 {
+                if keys_seen.insert((t, k)) {
+                    out.push([c1, c2].concat());
+                }
+                continue;
+            }
+            for (f, v) in fields {
+                if let Some(c3) = caps(&res[2], &format!("{f} {v}")) {
+                    out.push([c1.clone(), c2.clone(), c3].concat());
+                }
+            }
+        }
+        Some(Ok(out))
+    }
+}
+
+impl Object for ConfigText {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_are_what_regex_escape_gives_and_nothing_else() {
+        for s in [
+            "et-0/0/1",
+            "interfaces {",
+            "Ethernet1/1.100",
+            "a+b*c?(d)[e]{f}|g^h$#&~-",
+        ] {
+            let p = regex::escape(s);
+            assert_eq!(literal_of(&p).as_deref(), Some(s), "{p}");
+        }
+        assert_eq!(
+            literal_of(r"interfaces \{").as_deref(),
+            Some("interfaces {")
+        );
+        for p in [
+            r"unit (\d+) \{",
+            r"\S+ \{",
+            "a.b",
+            "a|b",
+            "x*",
+            r"\bword",
+            "(?:inactive: )?x",
+        ] {
+            assert_eq!(literal_of(p), None, "{p}");
+        }
+    }
+
+    /// The per-call walk of `cfg()` as it was, for comparison.
+    fn reference(text: &str, pats: &[String], flat: bool) -> Vec<Vec<String>> {
+        let lines: Vec<&str> = text.lines().collect();
+        let tree = Tree::new(&lines, flat);
+        let res: Vec<Regex> = pats.iter().map(|p| compile(p).unwrap()).collect();
+        fn walk(
+            tree: &Tree,
+            lines: &[&str],
+            res: &[Regex],
+            parent: Option<usize>,
+            level: usize,
+            caps: &[String],
+            out: &mut Vec<Vec<String>>,
+        ) {
+            let Some(re) = res.get(level) else { return };
+            for &k in tree.children_of(parent) {
+                if let Some(c) = re.captures(lines[k].trim()) {
+                    let mut caps = caps.to_vec();
+                    caps.extend(groups(&c));
+                    if level + 1 == res.len() {
+                        out.push(caps);
+                    } else {
+                        walk(tree, lines, res, Some(k), level + 1, &caps, out);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&tree, &lines, &res, None, 0, &[], &mut out);
+        out
+    }
+
+    #[test]
+    fn stanza_answers_are_the_walks() {
+        let text = "interfaces {\r\n    et-0/0/1 {\n        unit 0 {\n            family inet {\n                mtu 9000;\n            }\n        }\n    }\n    et-0/0/1 {\n        mtu 9216;\n    }\n  et-0/0/2 {\n        unit 7 {\n            family inet {\n                mtu 1500;\n            }\n        }\n    }\n}\nclass-of-service {\n    interfaces {\n        inactive: et-* {\n            congestion-notification-profile cnp;\n        }\n    }\n}\n";
+        let c = ConfigText::new(text.to_string());
+        let q = |ps: &[&str]| ps.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let asks = [
+            q(&[
+                r"interfaces \{",
+                r"et\-0/0/1 \{",
+                r"unit (\d+) \{",
+                r"family inet \{",
+                r"mtu (\d+);",
+            ]),
+            q(&[r"interfaces \{", r"(\S+) \{"]),
+            q(&[r"interfaces \{", r"et\-0/0/2 \{", r"unit (\d+) \{"]),
+            q(&[r"interfaces \{", r"et\-0/0/9 \{"]),
+            q(&[
+                r"(?:inactive: )?class-of-service \{",
+                r"(?:inactive: )?interfaces \{",
+                r"(?:inactive: )?(\S+) \{",
+                r"congestion-notification-profile (\S+);",
+            ]),
+            q(&[r"interfaces \{", r"et\-0/0/1 \{", r"mtu (\d+);"]),
+        ];
+        for flat in [false, true] {
+            let c = ConfigText::new(text.to_string());
+            for a in &asks {
+                // twice: the second from what the first kept
+                for _ in 0..2 {
+                    assert_eq!(
+                        c.stanza_cfg(a, flat).unwrap(),
+                        reference(text, a, flat),
+                        "{a:?} flat {flat}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            c.stanza_cfg(&asks[0], false).unwrap(),
+            vec![vec!["0".to_string(), "9000".to_string()]]
+        );
+        assert!(c.stanza_cfg(&q(&["(unclosed"]), false).is_err());
+    }
+
+    #[test]
+    fn json_answers_are_the_keyed_json_walks() {
+        let db = r#"{
+    "PORT": {"Ethernet0": {"mtu": "1500"}, "Ethernet8": {"mtu": "9100"}},
+    "PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "ROCE", "pfc_enable": "3,4"},
+                     "Ethernet8": {"dscp_to_tc_map": "AZURE"}},
+    "QUEUE|Ethernet0|3": {"wred_profile": "[WRED_PROFILE|W]"},
+    "QUEUE|Ethernet8|3": {"scheduler": "S"},
+    "DSCP_TO_TC_MAP": {"ROCE": {"26": "3"}, "AZURE": {"0": "1"}}
+}"#;
+        let c = ConfigText::new(db.to_string());
+        let q = |ps: &[&str]| ps.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for a in [
+            q(&["PORT_QOS_MAP", "Ethernet0", "pfc_enable (.+)"]),
+            q(&["PORT_QOS_MAP", ".*", "dscp_to_tc_map (.+)"]),
+            q(&["DSCP_TO_TC_MAP", "(.+)"]),
+            q(&[
+                "QUEUE",
+                r"Ethernet0\|3",
+                r"wred_profile (?:\[WRED_PROFILE\|)?([^\]]+)\]?",
+            ]),
+            q(&["QUEUE", r".*\|3", "wred_profile (.+)"]),
+            q(&["QUEUE", r"Ethernet8\|3"]),
+            q(&["(P.*)"]),
+            q(&["NOPE", "x"]),
+        ] {
+            let res: Vec<Regex> = a.iter().map(|p| compile(p).unwrap()).collect();
+            let want = super::super::merge::keyed_json::cfg(db, &res);
+            assert_eq!(c.json_cfg(&a).map(Result::unwrap), want, "{a:?}");
+        }
+        assert!(
+            ConfigText::new("interfaces {\n}\n".into())
+                .json_cfg(&q(&["x"]))
+                .is_none()
+        );
+    }
+}
