@@ -387,9 +387,13 @@ mod tests {
 
     /// The per-call walk of `cfg()` as it was, for comparison.
     fn reference(text: &str, pats: &[String], flat: bool) -> Vec<Vec<String>> {
+        let res: Vec<Regex> = pats.iter().map(|p| compile(p).unwrap()).collect();
+        reference_compiled(text, &res, flat)
+    }
+
+    fn reference_compiled(text: &str, res: &[Regex], flat: bool) -> Vec<Vec<String>> {
         let lines: Vec<&str> = text.lines().collect();
         let tree = Tree::new(&lines, flat);
-        let res: Vec<Regex> = pats.iter().map(|p| compile(p).unwrap()).collect();
         fn walk(
             tree: &Tree,
             lines: &[&str],
@@ -413,7 +417,7 @@ mod tests {
             }
         }
         let mut out = Vec::new();
-        walk(&tree, &lines, &res, None, 0, &[], &mut out);
+        walk(&tree, &lines, res, None, 0, &[], &mut out);
         out
     }
 
@@ -459,6 +463,69 @@ mod tests {
             vec![vec!["0".to_string(), "9000".to_string()]]
         );
         assert!(c.stanza_cfg(&q(&["(unclosed"]), false).is_err());
+    }
+
+    /// Generated configs (indents, CRLF and bare CR, blank and comment lines, repeated
+    /// names, leading and trailing spaces) asked generated questions, twice each.
+    #[test]
+    fn generated_configs_answer_as_the_walk() {
+        let words = [
+            "interfaces {",
+            "et-0/0/1 {",
+            "et-0/0/1 {",
+            "unit 0 {",
+            "mtu 9216;",
+            "}",
+            "",
+            "# c",
+            "inactive: x {",
+            "a.b {",
+        ];
+        let pats = [
+            r"interfaces \{",
+            r"et\-0/0/1 \{",
+            r"(\S+) \{",
+            r"unit (\d+) \{",
+            r"mtu (\d+);",
+            r"a\.b \{",
+            r"a.b \{",
+            r"(?:inactive: )?x \{",
+            r".*",
+        ];
+        // compiled once here (a debug build compiles a regex in tens of milliseconds; each
+        // ConfigText compiles its own once)
+        let compiled: Vec<Regex> = pats.iter().map(|p| compile(p).unwrap()).collect();
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..40 {
+            let mut text = String::new();
+            for _ in 0..next(40) {
+                text.push_str(&" ".repeat(next(4) * 2));
+                text.push_str(words[next(words.len())]);
+                text.push_str(&" ".repeat(next(2)));
+                text.push_str(["\n", "\r\n", "\r", "\n"][next(4)]);
+            }
+            for flat in [false, true] {
+                let c = ConfigText::new(text.clone());
+                for _ in 0..8 {
+                    let picks: Vec<usize> = (0..1 + next(4)).map(|_| next(pats.len())).collect();
+                    let ask: Vec<String> = picks.iter().map(|&i| pats[i].to_string()).collect();
+                    let res: Vec<Regex> = picks.iter().map(|&i| compiled[i].clone()).collect();
+                    for _ in 0..2 {
+                        assert_eq!(
+                            c.stanza_cfg(&ask, flat).unwrap(),
+                            reference_compiled(&text, &res, flat),
+                            "{text:?} {ask:?} {flat}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
