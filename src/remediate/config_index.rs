@@ -10,7 +10,7 @@
 //! ask the same question for every port of a device).
 //!
 //! The answers are those of the per-call walk ([`super::spec`]'s `walk` and
-//! [`super::merge::keyed_json::cfg`], kept as the tests' reference).
+//! `keyed_json::cfg`, kept as the tests' reference).
 
 use super::merge::keyed_json::Entry;
 use super::merge::stanza::Tree;
@@ -290,7 +290,7 @@ impl ConfigText {
     }
 
     /// `cfg(table, key, field)` of a CONFIG_DB JSON config (None: not such a document), as
-    /// [`super::merge::keyed_json::cfg`] answers it.
+    /// `keyed_json::cfg` (the tests' reference) answers it.
     pub fn json_cfg(&self, pats: &[String]) -> Option<Result<Vec<Vec<String>>, String>> {
         let j = self.json()?;
         let mut out = Vec::new();

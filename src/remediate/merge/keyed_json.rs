@@ -460,6 +460,9 @@ pub fn entries(text: &str) -> Option<Vec<Entry>> {
 /// `cfg(re1, re2, re3)` of a CONFIG_DB JSON document: `re1` matches table names, `re2` the
 /// entry keys, `re3` the fields as `field value`; the capture groups of each match at the last
 /// level. `None` when the text is not a JSON object (then `cfg` walks stanzas).
+/// (Templates ask `config_index::ConfigText::json_cfg`, which reads the document once per
+/// device; this per-call form is its tests' reference.)
+#[cfg(test)]
 pub fn cfg(text: &str, res: &[regex::Regex]) -> Option<Vec<Vec<String>>> {
     let caps = |re: &regex::Regex, s: &str| -> Option<Vec<String>> {
         re.captures(s).map(|c| {
