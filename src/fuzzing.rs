@@ -147,11 +147,19 @@ pub fn waivers(data: &[u8]) {
     }
 }
 
-/// Load the embedded parsers and rules (once per process, not an input's cost: see
-/// [`smoke::warm_up`]). A target that stops early on most inputs (`fabric_toml` on anything
-/// but valid TOML) would otherwise load them inside the first input it measures.
+fn templates() -> &'static crate::remediate::spec::Templates {
+    static T: OnceLock<crate::remediate::spec::Templates> = OnceLock::new();
+    T.get_or_init(|| match crate::remediate::load(None) {
+        Ok(t) => t,
+        Err(e) => panic!("the embedded fix templates do not load: {e:#}"),
+    })
+}
+
+/// Load the embedded parsers, rules and fix templates (once per process, not an input's
+/// cost: see [`smoke::warm_up`]). A target that stops early on most inputs (`fabric_toml` on
+/// anything but valid TOML) would otherwise load them inside the first input it measures.
 pub fn load() {
-    let _ = (parsers(), rules());
+    let _ = (parsers(), rules(), templates());
 }
 
 /// The rule catalog, made once: it is the rules' own text, the same for every input.
@@ -176,8 +184,10 @@ fn catalog_for(findings: &[crate::finding::Finding]) -> Vec<crate::report::input
 }
 
 /// Every report format on a model built from fuzzed input: `data[0]` picks the platform, the
-/// rest is [`device_input`]'s. The formats a review renders (concise, HTML, markdown, SARIF,
-/// JUnit, GitHub) share one [`crate::report::input::Review`], as the CLI's one render does.
+/// rest is [`device_input`]'s. As `audit` does, every finding's fix is rendered from its
+/// platform's templates (which read the device's config text through `cfg()`) and attached
+/// before the reports. The formats a review renders (concise, HTML, markdown, SARIF, JUnit,
+/// GitHub) share one [`crate::report::input::Review`], as the CLI's one render does.
 pub fn reports(data: &[u8]) {
     let Some((p, rest)) = data.split_first() else {
         return;
@@ -191,7 +201,7 @@ pub fn reports(data: &[u8]) {
     // In place, as the audit evaluates: the rules read the model without a copy of it.
     let (findings, passes) = crate::rules::eval::evaluate_in_place(rules(), &mut fabric, &|_| true);
     let catalog = catalog_for(&findings);
-    let audit = Audit {
+    let mut audit = Audit {
         fabric,
         findings,
         rules: rules().rules.len(),
@@ -200,6 +210,21 @@ pub fn reports(data: &[u8]) {
         waived: Vec::new(),
         catalog,
     };
+    // The config text the device was built from, as the CLI reads it back from the snapshot.
+    let config = |d: &crate::model::Device| {
+        let rel = crate::remediate::config_file(d)?;
+        snap.devices
+            .iter()
+            .filter(|i| i.name == d.name)
+            .flat_map(|i| &i.files)
+            .find(|f| f.rel == rel)
+            .and_then(|f| f.text.clone().ok())
+    };
+    let plan = crate::remediate::plan_with(&audit, rules(), templates(), &config);
+    let _ = crate::remediate::json(&plan);
+    let _ = crate::remediate::text(&plan);
+    crate::remediate::attach_plan(&mut audit, &plan);
+    drop(plan);
     use crate::report::Format::*;
     let _ = crate::report::render(&audit, Table, false);
     // As the CLI writes the JSON report and the model: streamed (here to nowhere), not built

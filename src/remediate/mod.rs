@@ -145,21 +145,74 @@ pub fn config_file(d: &Device) -> Option<String> {
         .map(|p| p.file.clone())
 }
 
-/// A device for a template: the model without its interfaces, plus its platform's
-/// `max_ip_mtu` when the template file states one.
+/// A device for a template: the model without its interfaces and its per-file parse results
+/// (`parse`: every unrecognized line of every file, as much text as the files; no fix depends
+/// on how a file parsed), plus its platform's `max_ip_mtu` when the template file states one.
+///
+/// Made field by field: serializing the whole device and then dropping its ports built the
+/// ports' JSON first, ~100 bytes of `serde_json::Value` per byte of config (a 1 MiB EOS config
+/// of replicated ports peaked at 114 MB in the audit's fix step; issue 19). The fields are
+/// named without `..`, so a field added to [`Device`] must be decided here; the keys are those
+/// `Device`'s `Serialize` writes, a value absent where it skips one.
 fn device_json(d: &Device, templates: &Templates) -> serde_json::Value {
-    let mut v = serde_json::to_value(d).unwrap_or_default();
-    if let Some(m) = v.as_object_mut() {
-        m.remove("interfaces");
-        if let Some(x) = templates
-            .platforms
-            .get(&d.platform)
-            .and_then(|p| p.max_ip_mtu)
-        {
-            m.insert("max_ip_mtu".into(), x.into());
+    let Device {
+        name,
+        platform,
+        role,
+        os_version,
+        hostname,
+        is_switch,
+        interfaces: _,
+        qos,
+        platform_reason,
+        parse: _,
+        roce_scope,
+        error,
+        host,
+        drift,
+        iface_index: _,
+        interfaces_not_read,
+        spill: _,
+        sharing: _,
+    } = d;
+    let mut m = serde_json::Map::new();
+    let mut put = |k: &str, v: serde_json::Result<serde_json::Value>| {
+        if let Ok(v) = v {
+            m.insert(k.into(), v);
         }
+    };
+    use serde_json::to_value as json;
+    put("name", json(name));
+    put("platform", json(platform));
+    put("role", json(role));
+    if os_version.is_some() {
+        put("os_version", json(os_version));
     }
-    v
+    if hostname.is_some() {
+        put("hostname", json(hostname));
+    }
+    put("is_switch", json(is_switch));
+    put("qos", json(qos));
+    put("platform_reason", json(platform_reason));
+    if roce_scope.is_some() {
+        put("roce_scope", json(roce_scope));
+    }
+    if error.is_some() {
+        put("error", json(error));
+    }
+    if host.is_some() {
+        put("host", json(host));
+    }
+    if drift.is_some() {
+        put("drift", json(drift));
+    }
+    if *interfaces_not_read != 0 {
+        put("interfaces_not_read", json(interfaces_not_read));
+    }
+    if let Some(x) = templates.platforms.get(platform).and_then(|p| p.max_ip_mtu) {
+        put("max_ip_mtu", Ok(x.into()));
+    }
+    serde_json::Value::Object(m)
 }
 
 /// The policy as a fix on one port sees it. A fabric that does not declare `roce_tc` / `cnp_tc`
@@ -293,6 +346,22 @@ fn render(p: &spec::Platform, fix: &spec::Fix, ctx: minijinja::Value) -> Rendere
 /// Build the remediation plan of an audit of `snapshot` (its folders: one, or the several
 /// audited as one fabric).
 pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &[PathBuf], templates: &Templates) -> Plan {
+    plan_with(a, rules, templates, &|d: &Device| {
+        let f = config_file(d)?;
+        let path = crate::snapshot::folders::locate(snapshot, &f);
+        crate::snapshot::read::read_text(&path).ok()
+    })
+}
+
+/// [`plan`] with a device's config text from `config_text` (None: the device has none, or it
+/// cannot be read) instead of the snapshot's folders: the fuzz target's way in, with the
+/// text it built the device from. The text is redacted here, whatever its source.
+pub fn plan_with(
+    a: &Audit,
+    rules: &RuleSet,
+    templates: &Templates,
+    config_text: &dyn Fn(&Device) -> Option<String>,
+) -> Plan {
     let devices: BTreeMap<&str, &Device> = a
         .fabric
         .devices
@@ -304,9 +373,7 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &[PathBuf], templates: &Templa
         configs
             .entry(d.name.clone())
             .or_insert_with(|| {
-                let f = config_file(d)?;
-                let path = crate::snapshot::folders::locate(snapshot, &f);
-                let text = crate::snapshot::read::read_text(&path).ok()?;
+                let text = config_text(d)?;
                 let text = crate::redact::redact(&text).0;
                 Some(minijinja::Value::from_object(ConfigText::new(text)))
             })
@@ -487,6 +554,11 @@ pub fn plan(a: &Audit, rules: &RuleSet, snapshot: &[PathBuf], templates: &Templa
 /// Fill `Finding.remediation` of the findings a step addresses (the first step for each).
 pub fn attach(a: &mut Audit, rules: &RuleSet, snapshot: &[PathBuf], templates: &Templates) {
     let p = plan(a, rules, snapshot, templates);
+    attach_plan(a, &p);
+}
+
+/// Fill `Finding.remediation` from a plan made of this audit.
+pub fn attach_plan(a: &mut Audit, p: &Plan) {
     for d in &p.devices {
         for s in &d.steps {
             for t in &s.fixes {
@@ -588,5 +660,61 @@ mod tests {
                 "{name}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod device_json_tests {
+    /// The device a template sees is the device's own JSON without its ports and parse
+    /// results (plus
+    /// `max_ip_mtu` where the platform's template file states one), on every device of the
+    /// fixture fabrics (every platform, hosts with host facts) and one with a drift entry.
+    #[test]
+    fn device_json_is_the_devices_serialization_without_its_ports() {
+        let templates = match super::load(None) {
+            Ok(t) => t,
+            Err(e) => panic!("{e}"),
+        };
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut seen = 0;
+        for fabric in [
+            "demo-fabric",
+            "demo-mixed-fabric",
+            "clean-mixed-fabric",
+            "demo-jvd-ai-fabric",
+        ] {
+            let a = match crate::audit::run(&root.join(fabric), &Default::default()) {
+                Ok(a) => a,
+                Err(e) => panic!("{fabric}: {e:#}"),
+            };
+            let mut devices = a.fabric.devices.clone();
+            // No reader states drift on these fixtures; one device gets an entry.
+            if let Some(d) = devices.first_mut() {
+                d.drift = Some(vec![crate::model::Drift::default()]);
+            }
+            for d in &devices {
+                let mut want = serde_json::to_value(d).unwrap_or_default();
+                let Some(m) = want.as_object_mut() else {
+                    panic!("{}: not an object", d.name)
+                };
+                assert!(m.remove("interfaces").is_some(), "{}", d.name);
+                assert!(m.remove("parse").is_some(), "{}", d.name);
+                if let Some(x) = templates
+                    .platforms
+                    .get(&d.platform)
+                    .and_then(|p| p.max_ip_mtu)
+                {
+                    m.insert("max_ip_mtu".into(), x.into());
+                }
+                assert_eq!(
+                    super::device_json(d, &templates),
+                    want,
+                    "{fabric}/{}",
+                    d.name
+                );
+                seen += 1;
+            }
+        }
+        assert!(seen > 20, "{seen} devices");
     }
 }
