@@ -17,7 +17,11 @@ use super::merge::stanza::Tree;
 use minijinja::value::Object;
 use regex::Regex;
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
+
+/// `cfg_port` questions: (merge mode, patterns) → their rows, indexed.
+type PortQuestions = HashMap<(bool, Vec<String>), Arc<PortRows>>;
 
 /// Matches of one pattern among a parent's children: (line, capture groups).
 type Matches = Arc<Vec<(usize, Vec<String>)>>;
@@ -32,7 +36,64 @@ pub struct ConfigText {
     memo: Mutex<HashMap<(usize, String), Matches>>,
     /// Patterns that are not literals, compiled.
     compiled: Mutex<HashMap<String, Regex>>,
+    /// `cfg_port` questions answered: (merge mode, patterns) → rows indexed by first column.
+    port_rows: Mutex<PortQuestions>,
+    /// Matches handed out so far (every level's, every call's), against [`budget`].
+    spent: AtomicUsize,
+    budget: usize,
 }
+
+/// What the fix templates may ask of one config in all: this many matches per line of it, plus
+/// [`BUDGET_BASE`]. A template asks once per finding and may go through every match it gets,
+/// so a config that repeats its blocks (hostile, or not one a device writes) makes each
+/// finding's answer as long as the config: the square of its size (issue 19: 4 MiB of Junos
+/// config, minutes in the fix step). A real config's fixes use a small part of it: at most 3
+/// matches per line on the bundled fabrics' devices.
+pub const BUDGET_PER_LINE: usize = 16;
+pub const BUDGET_BASE: usize = 100_000;
+
+/// The error once the budget is spent (the finding's fix is withheld with it as the reason).
+pub const OVER_BUDGET: &str = "this config's fix questions went past their budget";
+
+/// The rows of one `cfg()` question, found by their first captured value: as a port's name,
+/// or as a wildcard (`et-*`: a stem and `*`) by its stem.
+#[derive(Debug)]
+struct PortRows {
+    rows: Vec<Vec<String>>,
+    exact: HashMap<String, Vec<usize>>,
+    stems: HashMap<String, Vec<usize>>,
+}
+
+impl PortRows {
+    fn new(rows: Vec<Vec<String>>) -> Self {
+        let mut exact: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut stems: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, r) in rows.iter().enumerate() {
+            let Some(first) = r.first() else { continue };
+            exact.entry(first.clone()).or_default().push(i);
+            if let Some(stem) = first.strip_suffix('*') {
+                stems.entry(stem.to_string()).or_default().push(i);
+            }
+        }
+        PortRows { rows, exact, stems }
+    }
+
+    /// The rows whose first value is `port` or a wildcard whose stem begins `port`, in order.
+    fn for_port(&self, port: &str) -> Vec<Vec<String>> {
+        let mut hit: Vec<usize> = self.exact.get(port).cloned().unwrap_or_default();
+        for (i, _) in port.char_indices().chain([(port.len(), ' ')]) {
+            if let Some(v) = self.stems.get(&port[..i]) {
+                hit.extend(v);
+            }
+        }
+        hit.sort_unstable();
+        hit.dedup();
+        hit.into_iter().map(|i| self.rows[i].clone()).collect()
+    }
+}
+
+/// `cfg_port` questions kept per device, at most (then dropped and asked again).
+const MAX_PORT_QUESTIONS: usize = 256;
 
 /// A pattern: the one text it matches, or a regex (anchored).
 enum Matcher {
@@ -143,13 +204,80 @@ fn groups(c: &regex::Captures) -> Vec<String> {
 
 impl ConfigText {
     pub fn new(text: String) -> Self {
+        let budget = text
+            .lines()
+            .count()
+            .saturating_mul(BUDGET_PER_LINE)
+            .saturating_add(BUDGET_BASE);
         ConfigText {
+            spent: AtomicUsize::new(0),
+            budget,
             text,
             stanzas: OnceLock::new(),
             json: OnceLock::new(),
             memo: Mutex::new(HashMap::new()),
             compiled: Mutex::new(HashMap::new()),
+            port_rows: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Count `n` more matches handed out; an error once past the budget.
+    fn spend(&self, n: usize) -> Result<(), String> {
+        let was = self.spent.fetch_add(n, Ordering::Relaxed);
+        if was.saturating_add(n) > self.budget {
+            return Err(format!(
+                "{OVER_BUDGET} ({BUDGET_PER_LINE} matches per line of config, {} in all): \
+                 its remaining fixes need a human",
+                self.budget
+            ));
+        }
+        Ok(())
+    }
+
+    /// `cfg(pats...)` on this config, whichever kind it is (CONFIG_DB JSON or stanzas).
+    pub fn cfg(&self, pats: &[String], flat: bool) -> Result<Vec<Vec<String>>, String> {
+        self.spend(0)?;
+        match self.json_cfg(pats) {
+            Some(r) => r,
+            None => self.stanza_cfg(pats, flat),
+        }
+    }
+
+    /// `cfg_port(port, pats...)`: the rows of `cfg(pats...)` whose first captured value is
+    /// `port`, or a wildcard ending in `*` whose stem begins `port` (Junos
+    /// `class-of-service interfaces et-*`), in config order. The rows are found once per
+    /// question and indexed, so asking for every port of a device costs each port its own
+    /// rows: a template going through every row for each port cost the square of the ports
+    /// (issue 19: 4 MiB of Junos config, 378 s in the fix step).
+    pub fn port_cfg(
+        &self,
+        port: &str,
+        pats: &[String],
+        flat: bool,
+    ) -> Result<Vec<Vec<String>>, String> {
+        let key = (flat, pats.to_vec());
+        let known = self
+            .port_rows
+            .lock()
+            .map_err(|_| "cfg_port(): poisoned".to_string())?
+            .get(&key)
+            .cloned();
+        let rows = match known {
+            Some(r) => r,
+            None => {
+                let r = Arc::new(PortRows::new(self.cfg(pats, flat)?));
+                if let Ok(mut m) = self.port_rows.lock() {
+                    if m.len() >= MAX_PORT_QUESTIONS {
+                        m.clear();
+                    }
+                    m.insert(key, r.clone());
+                }
+                r
+            }
+        };
+        let out = rows.for_port(port);
+        self.spend(out.len())?;
+        Ok(out)
     }
 
     /// Pattern `p` as a literal or a compiled regex (an error names a pattern that does not
@@ -288,6 +416,7 @@ impl ConfigText {
                 }
             }
         };
+        self.spend(found.len())?;
         for (k, g) in found.iter() {
             let mut caps = caps.to_vec();
             caps.extend(g.iter().cloned());
@@ -352,6 +481,9 @@ impl ConfigText {
                 &all
             }
         };
+        if let Err(e) = self.spend(candidates.len()) {
+            return Some(Err(e));
+        }
         let caps = |m: &Matcher, s: &str| m.captures(s);
         let mut tables_seen: HashSet<&str> = HashSet::new();
         let mut keys_seen: HashSet<(&str, &str)> = HashSet::new();
@@ -390,6 +522,129 @@ impl Object for ConfigText {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A config repeating its blocks gives every question as many matches as it has copies;
+    /// asked once per port, the answers would be the square of the config. The matches handed
+    /// out stop at the budget (16 per line plus the base) with the budget's error, and every
+    /// question after fails at once; a real-sized question on a fresh config is answered.
+    #[test]
+    fn questions_stop_at_the_budget() {
+        let copy = "class-of-service {\n    forwarding-classes {\n        class fc3 queue-num 3;\n    }\n}\n";
+        let copies = 40_000;
+        let text = copy.repeat(copies);
+        let lines = 5 * copies;
+        let budget = lines * BUDGET_PER_LINE + BUDGET_BASE;
+        let pats: Vec<String> = [
+            "class-of-service \\{",
+            "forwarding-classes \\{",
+            "class (\\S+) queue-num 3;",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let ct = ConfigText::new(text.clone());
+        let mut answered = 0usize;
+        let mut err = None;
+        for _ in 0..1_000 {
+            match ct.cfg(&pats, false) {
+                Ok(rows) => {
+                    assert_eq!(rows.len(), copies);
+                    answered += 1;
+                }
+                Err(e) => {
+                    err = Some(e);
+                    break;
+                }
+            }
+        }
+        // three levels of `copies` matches per question
+        assert_eq!(answered, budget / (3 * copies), "{budget}");
+        let e = err.unwrap_or_default();
+        assert!(e.starts_with(OVER_BUDGET), "{e}");
+        assert!(
+            ct.port_cfg("fc3", &pats, false)
+                .unwrap_err()
+                .starts_with(OVER_BUDGET)
+        );
+        let fresh = ConfigText::new(text);
+        assert_eq!(
+            fresh.port_cfg("fc3", &pats, false).map(|r| r.len()),
+            Ok(copies)
+        );
+    }
+
+    /// `cfg_port` gives the rows a template's loop over all of `cfg()` kept (first value the
+    /// port, or `stem*` with the port beginning with the stem, compared by characters), in
+    /// config order, on generated Junos-like configs with exact names, wildcards of every
+    /// length, `*` alone, repeats and non-ASCII names; asked twice (the second from the index).
+    #[test]
+    fn cfg_port_keeps_the_rows_of_the_template_loop() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let names = [
+            "et-0/0/1",
+            "et-0/0/10",
+            "et-0/0/1:2",
+            "xe-1/0/0",
+            "é-0/0/1",
+            "et-0/0/1.0",
+        ];
+        let pats: Vec<String> = [
+            "class-of-service \\{",
+            "interfaces \\{",
+            "(\\S+) \\{",
+            "unit (\\S+) \\{",
+            "x (\\S+);",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        for case in 0..40 {
+            let mut text = String::from("class-of-service {\n    interfaces {\n");
+            for i in 0..(1 + next(30)) {
+                let base = names[next(names.len() as u64) as usize];
+                let chars: Vec<char> = base.chars().collect();
+                let name = match next(4) {
+                    0 => format!(
+                        "{}*",
+                        chars[..next(chars.len() as u64 + 1) as usize]
+                            .iter()
+                            .collect::<String>()
+                    ),
+                    _ => base.to_string(),
+                };
+                text.push_str(&format!("        {name} {{\n            unit {i} {{\n                x c{i};\n            }}\n        }}\n"));
+            }
+            text.push_str("    }\n}\n");
+            let ct = ConfigText::new(text.clone());
+            let all = ct.cfg(&pats, false).unwrap();
+            for port in names.iter().chain(&["et-", "", "zz"]) {
+                let want: Vec<Vec<String>> = all
+                    .iter()
+                    .filter(|e| {
+                        let e0: Vec<char> = e[0].chars().collect();
+                        let p: Vec<char> = port.chars().collect();
+                        e[0] == *port
+                            || (e0.last() == Some(&'*')
+                                && p[..p.len().min(e0.len() - 1)] == e0[..e0.len() - 1])
+                    })
+                    .cloned()
+                    .collect();
+                for _ in 0..2 {
+                    assert_eq!(
+                        ct.port_cfg(port, &pats, false).unwrap(),
+                        want,
+                        "case {case} port {port}\n{text}"
+                    );
+                }
+            }
+        }
+    }
 
     /// Lines are found by the hash of their text and then checked against it: with every
     /// line's hash made equal (every line a collision), a literal still finds exactly the

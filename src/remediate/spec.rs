@@ -361,8 +361,12 @@ fn new_env(idents: Arc<BTreeMap<String, Regex>>, flat: bool) -> Environment<'sta
         ))
     });
     env.add_function("cfg", move |state: &State, pats: Rest<String>| {
-        cfg(state, pats, flat)
+        cfg(state, None, pats, flat)
     });
+    env.add_function(
+        "cfg_port",
+        move |state: &State, port: String, pats: Rest<String>| cfg(state, Some(&port), pats, flat),
+    );
     env.add_filter("regex_escape", |s: String| regex::escape(&s));
     env
 }
@@ -371,7 +375,9 @@ fn new_env(idents: Arc<BTreeMap<String, Regex>>, flat: bool) -> Environment<'sta
 /// `re1` (whole trimmed line), their children matching `re2`, ...; for every match at the last
 /// level, the list of all capture groups along the path. Captured values are unchecked: print
 /// them only through `ident(kind)`. In a flat config (`[merge] flat`) every line is top-level.
-fn cfg(state: &State, pats: Rest<String>, flat: bool) -> Result<Value, Error> {
+/// With `port` (`cfg_port(port, re1, ...)`): only the rows whose first captured value is the
+/// port or a wildcard (`stem*`) covering it, found through an index ([`ConfigText::port_cfg`]).
+fn cfg(state: &State, port: Option<&str>, pats: Rest<String>, flat: bool) -> Result<Value, Error> {
     let conf = state.lookup("config").ok_or_else(|| {
         Error::new(
             ErrorKind::InvalidOperation,
@@ -385,11 +391,19 @@ fn cfg(state: &State, pats: Rest<String>, flat: bool) -> Result<Value, Error> {
         ));
     };
     // What the config holds is read once per device and kept (`config_index`).
-    let found = match text.json_cfg(&pats) {
-        Some(r) => r,
-        None => text.stanza_cfg(&pats, flat),
+    let found = match port {
+        Some(p) => text.port_cfg(p, &pats, flat),
+        None => text.cfg(&pats, flat),
     };
-    let out = found.map_err(|e| Error::new(ErrorKind::InvalidOperation, e))?;
+    let out = found.map_err(|e| {
+        // past the budget: the fix is withheld with this as its reason
+        let e = if e.starts_with(super::config_index::OVER_BUDGET) {
+            format!("{WITHHOLD}{e}")
+        } else {
+            e
+        };
+        Error::new(ErrorKind::InvalidOperation, e)
+    })?;
     Ok(Value::from(
         out.into_iter()
             .map(|caps| Value::from(minijinja::value::Serde(&caps)))

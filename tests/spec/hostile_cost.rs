@@ -585,6 +585,66 @@ fn junos_ports_over_long_class_of_service_lists_cost_linear_time() {
     assert_eq!(v["summary"]["interfaces"], 4_000, "{}", v["summary"]);
 }
 
+/// Issue 19, build point 4, found when the `reports` fuzz target began to render every
+/// finding's fix: a Junos config that repeats its top-level blocks (`interfaces { ... }` once
+/// per port) gives each fix template's question one match per copy, and the templates ask per
+/// finding, so the fix step cost the square of the config (4 MiB replicated: 378 s in a
+/// release build). What the templates may ask of one config is now bounded (16 matches per line
+/// plus a base, `config_index::BUDGET_PER_LINE`); past it a fix is withheld with the reason.
+/// 3,000 such blocks: `remediate` in linear time, the first fixes written, the last withheld
+/// as over the budget.
+#[test]
+fn junos_blocks_repeated_per_port_cost_linear_time_in_the_fix_step() {
+    let mut text = String::from("system {\n    host-name sw1;\n}\n");
+    for i in 0..3_000 {
+        text.push_str(&format!(
+            "interfaces {{\n    et-{}/0/{} {{\n        mtu 1500;\n        unit 0 {{\n            family inet {{\n                mtu 1500;\n            }}\n        }}\n    }}\n}}\n",
+            i / 100 + 1,
+            i % 100
+        ));
+    }
+    let dir = common::scratch("cost", "junos-repeated-blocks");
+    std::fs::create_dir_all(dir.join("configs")).unwrap();
+    std::fs::write(dir.join("configs/sw1.conf"), &text).unwrap();
+    std::fs::write(
+        dir.join("fabric.toml"),
+        "[policy]\nroce_ports = [\"et-*\"]\n\n[[device]]\nname = \"sw1\"\nplatform = \"junos\"\n",
+    )
+    .unwrap();
+    let t = run_timed(
+        &["remediate", s(&dir), "--format", "json"],
+        Duration::from_secs(240),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        t.cpu < Duration::from_secs(30),
+        "{:?} of CPU for the fixes of 3,000 repeated Junos interface blocks",
+        t.cpu
+    );
+    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout).unwrap();
+    let steps = v["devices"][0]["steps"].as_array().map_or(0, Vec::len);
+    let over = v["withheld"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|w| {
+            w["reason"]
+                .as_str()
+                .unwrap_or("")
+                .contains("went past their budget")
+        })
+        .count();
+    assert!(
+        steps >= 50,
+        "{steps} steps\n{}",
+        String::from_utf8_lossy(&t.out.stderr)
+    );
+    assert!(
+        over >= 1_000,
+        "{over} withheld over the budget ({steps} steps)"
+    );
+}
+
 /// Issue 19, build point 4, through `review` (a pull request is untrusted input): anchoring
 /// each new finding to the change read the cited file again and gathered its lines per finding
 /// and per changed line, and the remediation plan serialized the whole device per finding, so a
