@@ -78,7 +78,8 @@ impl PortRows {
         PortRows { rows, exact, stems }
     }
 
-    /// The rows whose first value is `port` or a wildcard whose stem begins `port`, in order.
+    /// The rows whose first value is `port` or a wildcard `stem*` that `port` begins with, in
+    /// order.
     fn for_port(&self, port: &str) -> Vec<Vec<String>> {
         let mut hit: Vec<usize> = self.exact.get(port).cloned().unwrap_or_default();
         for (i, _) in port.char_indices().chain([(port.len(), ' ')]) {
@@ -244,7 +245,7 @@ impl ConfigText {
     }
 
     /// `cfg_port(port, pats...)`: the rows of `cfg(pats...)` whose first captured value is
-    /// `port`, or a wildcard ending in `*` whose stem begins `port` (Junos
+    /// `port`, or a wildcard `stem*` that `port` begins with (Junos
     /// `class-of-service interfaces et-*`), in config order. The rows are found once per
     /// question and indexed, so asking for every port of a device costs each port its own
     /// rows: a template going through every row for each port cost the square of the ports
