@@ -333,6 +333,11 @@ fn render(p: &spec::Platform, fix: &spec::Fix, ctx: minijinja::Value) -> Rendere
                 Rendered::Snippet(s)
             }
         }
+        Err(e) if e.kind() == minijinja::ErrorKind::OutOfFuel => Rendered::Withheld(format!(
+            "template {}: went past its budget of {} steps (minijinja fuel) on this config",
+            fix.name,
+            spec::FIX_FUEL
+        )),
         Err(e) => {
             let detail = e.detail().unwrap_or_default();
             match detail.strip_prefix(WITHHOLD) {

@@ -428,6 +428,7 @@ fn run_rule(rule: &Rule, base: &Arc<BTreeMap<String, Value>>, param: &Value) -> 
     let ctx = Names::value(base, param, &[]);
     match rule.applies.eval(&ctx) {
         Ok(v) if v.is_true() => {}
+        Err(e) if e.kind() == ErrorKind::OutOfFuel => return out_of_fuel(),
         _ => return Outcome::NotApplicable,
     }
     let mut vars: Vec<(String, Value)> = Vec::with_capacity(rule.lets.len());
@@ -450,6 +451,7 @@ fn run_rule(rule: &Rule, base: &Arc<BTreeMap<String, Value>>, param: &Value) -> 
                 return Outcome::Undecided(refs, String::new());
             }
             Ok(v) => vars.push((name.clone(), v)),
+            Err(err) if err.kind() == ErrorKind::OutOfFuel => return out_of_fuel(),
             Err(err) => return undecided(&err, e.undeclared_variables(true), &ctx),
         }
     }
@@ -477,9 +479,26 @@ fn run_rule(rule: &Rule, base: &Arc<BTreeMap<String, Value>>, param: &Value) -> 
                 format!("rule check returned a {other:?}, expected a boolean or a list"),
             ),
         },
+        Err(err) if err.kind() == ErrorKind::OutOfFuel => out_of_fuel(),
         Err(err) => undecided(&err, rule.check.undeclared_variables(true), &ctx),
     }
 }
+
+/// What a rule that used up its fuel ([`super::RULE_FUEL`]) reports: it could not decide, and
+/// says why (not a missing field, and not "not applicable": an `applies` that runs out of fuel
+/// must not pass silently).
+fn out_of_fuel() -> Outcome {
+    Outcome::Undecided(
+        vec![],
+        format!(
+            "{OUT_OF_FUEL} of {} steps (minijinja fuel) on this object",
+            super::RULE_FUEL
+        ),
+    )
+}
+
+/// How the reason of [`out_of_fuel`] begins; [`with_source_hint`] keeps that reason.
+const OUT_OF_FUEL: &str = "it went past its budget";
 
 fn undefined_refs(vars: std::collections::HashSet<String>, ctx: &Value) -> Vec<String> {
     let mut v: Vec<String> = vars
@@ -499,7 +518,7 @@ fn with_source_hint(
     outcome: Outcome,
 ) -> Outcome {
     match outcome {
-        Outcome::Undecided(missing, err) if missing.is_empty() => {
+        Outcome::Undecided(missing, err) if missing.is_empty() && !err.starts_with(OUT_OF_FUEL) => {
             let Some(src) = &rule.spec.source else {
                 return Outcome::Undecided(missing, err);
             };

@@ -184,6 +184,16 @@ pub struct RuleError {
     pub msg: String,
 }
 
+/// What one evaluation of a rule's expression (`applies`, a `let`, `check`) may spend: minijinja
+/// fuel, about one unit per instruction and per 64 bytes of data the expression creates
+/// (<https://docs.rs/minijinja/latest/minijinja/struct.Environment.html#method.set_fuel>). The
+/// embedded rules need at most about 1,000 on a 1,000-device fabric (the fabric-wide ones grow
+/// with it; the work inside the helpers is not counted), so this bounds a rule of `--rules` that
+/// would build gigabytes (`"x" * 10**9`) or loop over what the data lets it multiply, and
+/// leaves the embedded ones three orders of magnitude. A rule that goes past it could not
+/// decide, and says why.
+pub const RULE_FUEL: u64 = 1_000_000;
+
 /// The environment rules run in: strict undefined, plus a few helpers.
 pub fn environment() -> Environment<'static> {
     let mut env = Environment::new();
@@ -191,6 +201,7 @@ pub fn environment() -> Environment<'static> {
     // errors, which names what a rule could not decide on; keep it off so a debug build says
     // exactly what the release build says.
     env.set_debug(false);
+    env.set_fuel(Some(RULE_FUEL));
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     eval::register_helpers(&mut env);
     env

@@ -645,6 +645,117 @@ fn junos_blocks_repeated_per_port_cost_linear_time_in_the_fix_step() {
     );
 }
 
+/// Fix templates are the operator's (`--parsers`), but they run over what a pull request's
+/// config holds: a template that nests loops (here over `range`, as a loop over `cfg`'s rows
+/// would multiply them) ran without bound, one render for ten billion steps. Each render now
+/// has minijinja's fuel (`FIX_FUEL`): the fix is withheld saying so, and the plan goes on.
+#[test]
+fn a_fix_template_that_loops_without_bound_stops_at_its_fuel() {
+    let scratch = common::scratch("cost", "fix-fuel");
+    let parsers = scratch.join("parsers");
+    std::fs::create_dir_all(parsers.join("remediation")).unwrap();
+    let nxos =
+        std::fs::read_to_string(common::fixtures().join("../vendor-parsers/remediation/nxos.toml"))
+            .unwrap();
+    let body = "{% if f.evidence.pause_too %}";
+    assert!(nxos.contains(body));
+    let looping = nxos.replacen(
+        body,
+        &format!(
+            "{{% set rows = cfg('(.*)') %}}{{% for r in rows %}}{{% for a in range(100000) %}}{{% for b in range(100000) %}}{{% endfor %}}{{% endfor %}}{{% endfor %}}\n{body}"
+        ),
+        1,
+    );
+    std::fs::write(parsers.join("remediation/nxos.toml"), looping).unwrap();
+    let t = run_timed(
+        &[
+            "remediate",
+            s(&common::fixtures().join("demo-fabric")),
+            "--parsers",
+            s(&parsers),
+            "--format",
+            "json",
+        ],
+        Duration::from_secs(120),
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&t.out.stderr)));
+    let withheld: Vec<&serde_json::Value> = v["withheld"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|w| w["rule"] == "PFC003")
+        .collect();
+    assert!(!withheld.is_empty(), "{v:#}");
+    for w in withheld {
+        let r = w["reason"].as_str().unwrap_or("");
+        assert!(r.contains("went past its budget of 1000000 steps"), "{w:#}");
+        assert!(r.contains("nxos.toml:"), "names the template: {w:#}");
+    }
+    // The other fixes of the plan are still written.
+    assert!(v["devices"].as_array().map_or(0, Vec::len) >= 2, "{v:#}");
+    assert!(t.cpu < Duration::from_secs(20), "{:?} of CPU", t.cpu);
+}
+
+/// Rules are the operator's (`--rules`) too; an expression that builds 100 MB on every port (or spends
+/// as long) stops at its fuel (`RULE_FUEL`). The rule could not decide and says why: an
+/// `applies` that runs out is not "not applicable", which would pass in silence.
+#[test]
+fn a_rule_that_builds_100_mb_per_port_stops_at_its_fuel_and_says_so() {
+    let scratch = common::scratch("cost", "rule-fuel");
+    let rules = scratch.join("rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    let rule = |id: &str, applies: &str, check: &str| {
+        format!(
+            "[[rule]]\nid = \"{id}\"\ntitle = \"t\"\nfamily = \"MTU\"\nseverity = \"error\"\nscope = \"interface\"\nplatforms = [\"nxos\"]\napplies = '{applies}'\ncheck = '{check}'\nmessage = \"m\"\n[rule.doc]\nwhat = \"w\"\nwhy = \"w\"\nexample = \"e\"\nfix = \"f\"\n"
+        )
+    };
+    let huge = "(\"x\" * 100000000) | length > 0";
+    std::fs::write(
+        rules.join("fuel.toml"),
+        rule("MTU901", "i.roce", huge) + &rule("MTU902", huge, "true"),
+    )
+    .unwrap();
+    let t = run_timed(
+        &[
+            "audit",
+            s(&common::fixtures().join("demo-fabric")),
+            "--rules",
+            s(&rules),
+            "--format",
+            "json",
+        ],
+        Duration::from_secs(120),
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&t.out.stderr)));
+    for id in ["MTU901", "MTU902"] {
+        let f: Vec<&serde_json::Value> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == id)
+            .collect();
+        assert!(!f.is_empty(), "{id}: no finding");
+        for f in f {
+            let m = f["message"].as_str().unwrap_or("");
+            assert!(m.starts_with("could not decide"), "{f:#}");
+            assert!(m.contains("went past its budget of 1000000 steps"), "{f:#}");
+        }
+    }
+    // The embedded rules ran as without these.
+    assert!(
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["rule"] == "PFC001")
+    );
+    assert!(t.peak < 2 << 30, "peak {} bytes", t.peak);
+}
+
 /// Issue 19, build point 4, through `review` (a pull request is untrusted input): anchoring
 /// each new finding to the change read the cited file again and gathered its lines per finding
 /// and per changed line, and the remediation plan serialized the whole device per finding, so a
