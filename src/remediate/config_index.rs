@@ -114,6 +114,10 @@ impl Matcher {
 /// Compiled patterns kept per device, at most (then dropped and made again).
 const MAX_COMPILED: usize = 4096;
 
+/// Answers to `(parent, pattern)` questions kept per device, at most (then dropped and found
+/// again). The matches they hold are counted by the budget; questions with none are not.
+const MAX_MEMO: usize = 65_536;
+
 #[derive(Debug)]
 struct Stanzas {
     flat: bool,
@@ -410,6 +414,11 @@ impl ConfigText {
                                 .collect(),
                         );
                         if let Ok(mut memo) = self.memo.lock() {
+                            // A question without matches spends nothing of the budget, so the
+                            // memo's length is bounded here, as the compiled patterns' is.
+                            if memo.len() >= MAX_MEMO {
+                                memo.clear();
+                            }
                             memo.insert(memo_key, m.clone());
                         }
                         m
