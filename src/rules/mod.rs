@@ -189,9 +189,9 @@ pub struct RuleError {
 /// (<https://docs.rs/minijinja/latest/minijinja/struct.Environment.html#method.set_fuel>). The
 /// embedded rules need at most about 1,000 on a 1,000-device fabric (the fabric-wide ones grow
 /// with it; the work inside the helpers is not counted), so this bounds a rule of `--rules` that
-/// would build gigabytes (`"x" * 10**9`) or loop over what the data lets it multiply, and
-/// leaves the embedded ones three orders of magnitude. A rule that goes past it could not
-/// decide, and says why.
+/// builds 100 MB on every port (`"x" * 100000000`, minijinja's own cap for one string) or
+/// loops over what the data lets it multiply, and leaves the embedded ones three orders of
+/// magnitude. A rule that goes past it could not decide, and says why.
 pub const RULE_FUEL: u64 = 1_000_000;
 
 /// The environment rules run in: strict undefined, plus a few helpers.
