@@ -73,12 +73,42 @@ pub fn fa(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// A scratch folder of a test, removed with everything in it when the test is done with it
+/// (also when the test panics: the value is dropped as the stack unwinds).
+#[derive(Debug)]
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// A fresh, empty scratch folder under the temp dir, named by test area, tag and process.
-pub fn scratch(area: &str, tag: &str) -> PathBuf {
+pub fn scratch(area: &str, tag: &str) -> Scratch {
     let p = std::env::temp_dir().join(format!("fa-{area}-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&p);
     std::fs::create_dir_all(&p).unwrap();
-    p
+    Scratch(p)
 }
 
 /// Run fabric-audit with HOME set (its ~/.ssh) and no ssh-agent.
@@ -95,7 +125,7 @@ pub fn run(home: &std::path::Path, args: &[&str]) -> std::process::Output {
 }
 
 /// A scratch copy of the bundled fabric `base`, to edit (`area` names the test file's folder).
-pub fn copy_fixture(area: &str, base: &str, tag: &str) -> PathBuf {
+pub fn copy_fixture(area: &str, base: &str, tag: &str) -> Scratch {
     let dir = scratch(area, tag);
     copy_tree(&fixtures().join(base), &dir);
     dir

@@ -9,7 +9,7 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -84,7 +84,7 @@ fn s(p: &Path) -> &str {
 
 /// A snapshot holding one NX-OS switch (the demo's leaf1 config) under `device`'s name, with
 /// `edit` applied to its config text.
-fn one_switch(tag: &str, device: &str, edit: &dyn Fn(String) -> String) -> PathBuf {
+fn one_switch(tag: &str, device: &str, edit: &dyn Fn(String) -> String) -> common::Scratch {
     let dir = common::scratch("cost", tag);
     std::fs::create_dir_all(dir.join("configs")).unwrap();
     let cfg =

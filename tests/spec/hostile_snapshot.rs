@@ -86,7 +86,7 @@ fn refused(v: &serde_json::Value) -> Vec<(String, String)> {
 }
 
 /// A copy of a fixture snapshot in a fresh scratch folder; returns (scratch, snapshot).
-fn copy(fixture: &str, tag: &str) -> (PathBuf, PathBuf) {
+fn copy(fixture: &str, tag: &str) -> (common::Scratch, PathBuf) {
     let dir = common::scratch("hostile", tag);
     let snap = dir.join("snap");
     common::copy_tree(&common::fixtures().join(fixture), &snap);
@@ -373,7 +373,7 @@ const PAYLOADS: [(&str, &str); 5] = [
 
 /// A snapshot whose leaf1 config carries `payload` in an unrecognized line and whose file
 /// name and description carry it too.
-fn escape_snapshot(tag: &str, payload: &str) -> (PathBuf, PathBuf) {
+fn escape_snapshot(tag: &str, payload: &str) -> (common::Scratch, PathBuf) {
     let (dir, snap) = copy("clean-fabric", tag);
     let cfg = snap.join("configs/leaf1.cfg");
     let text = std::fs::read_to_string(&cfg).unwrap();

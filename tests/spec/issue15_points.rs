@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// A copy of a bundled fabric, to edit.
-fn copy_of(base: &str, tag: &str) -> PathBuf {
+fn copy_of(base: &str, tag: &str) -> common::Scratch {
     common::copy_fixture("i15", base, tag)
 }
 
@@ -442,7 +442,7 @@ fn junos_classifier_on_the_physical_interface_applies() {
 /// (FABRIC_AUDIT_CORPUS, read-only: copied into the test's scratch folder, never into the
 /// project): `(corpus path, file name under configs/)`, or a path from the snapshot root when it
 /// has a `/` (`devices/sw1/<command file>`). None when the corpus is not given.
-fn corpus_device(tag: &str, platform: &str, files: &[(&str, &str)]) -> Option<PathBuf> {
+fn corpus_device(tag: &str, platform: &str, files: &[(&str, &str)]) -> Option<common::Scratch> {
     let Some(corpus) = std::env::var_os("FABRIC_AUDIT_CORPUS").map(PathBuf::from) else {
         eprintln!("FABRIC_AUDIT_CORPUS not set: skipped");
         return None;

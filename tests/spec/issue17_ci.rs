@@ -34,13 +34,13 @@ fn stdout(o: &Output) -> String {
 
 /// A git repository holding the clean fabric at `base`, then one commit that turns spine1's
 /// `match dscp 26` into `match dscp 24` (the demo's planted fault, as a change).
-fn dscp_change_repo(tag: &str) -> (PathBuf, PathBuf) {
+fn dscp_change_repo(tag: &str) -> (common::Scratch, PathBuf) {
     change_repo(tag, &[("\n  match dscp 26\n", "\n  match dscp 24\n")])
 }
 
 /// A git repository holding the clean fabric at `base`, then one commit of `edits` (each
 /// `(from, to)` replaced once) in spine1's config.
-fn change_repo(tag: &str, edits: &[(&str, &str)]) -> (PathBuf, PathBuf) {
+fn change_repo(tag: &str, edits: &[(&str, &str)]) -> (common::Scratch, PathBuf) {
     let scratch = common::scratch("issue17", tag);
     let repo = scratch.join("repo");
     common::copy_tree(&root().join("fixtures/clean-fabric"), &repo.join("fabric"));

@@ -9,14 +9,14 @@ use fabric_audit::finding::{Finding, Location, Remediation, Severity};
 use fabric_audit::review::Review;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn bin(args: &[&str]) -> Output {
     common::fa(args)
 }
 
-fn scratch(tag: &str) -> PathBuf {
+fn scratch(tag: &str) -> common::Scratch {
     common::scratch("formats", tag)
 }
 

@@ -7,14 +7,14 @@
 use crate::common;
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 fn bin(args: &[&str]) -> Output {
     common::fa(args)
 }
 
-fn scratch(tag: &str) -> PathBuf {
+fn scratch(tag: &str) -> common::Scratch {
     common::scratch("review", tag)
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// A copy of a bundled fabric, to edit.
-fn copy_of(base: &str, tag: &str) -> PathBuf {
+fn copy_of(base: &str, tag: &str) -> common::Scratch {
     common::copy_fixture("semantics", base, tag)
 }
 
@@ -202,8 +202,8 @@ fn eos_mtu_fix_on_switched_port_writes_l2_mtu() {
     );
     let before = run(&snap, "json");
     assert_eq!(decided(&before, "MTU003", "leaf3").len(), 1);
-    let out = snap.with_extension("fixed");
-    let _ = std::fs::remove_dir_all(&out);
+    let fixed = scratch("semantics", "eosl2-fixed");
+    let out = fixed.join("copy");
     let (plan, after) = remediate_and_reaudit(&snap, &out);
     assert!(plan.contains("l2 mtu 9214"), "{plan}");
     let cfg = std::fs::read_to_string(out.join("configs/leaf3.cfg")).unwrap();
@@ -226,8 +226,8 @@ fn nxos_queuing_fix_copies_the_system_default_policy() {
     );
     let before = run(&snap, "json");
     assert_eq!(decided(&before, "SCHED001", "leaf1").len(), 6);
-    let out = snap.with_extension("fixed");
-    let _ = std::fs::remove_dir_all(&out);
+    let fixed = scratch("semantics", "nxcopy-fixed");
+    let out = fixed.join("copy");
     let (plan, after) = remediate_and_reaudit(&snap, &out);
     assert!(!plan.contains("policy-map type queuing default-"), "{plan}");
     let cfg = std::fs::read_to_string(out.join("configs/leaf1.cfg")).unwrap();

@@ -23,7 +23,7 @@ fn bin(args: &[&str]) -> Output {
     common::fa(args)
 }
 
-fn scratch(tag: &str) -> PathBuf {
+fn scratch(tag: &str) -> common::Scratch {
     common::scratch("html", tag)
 }
 
