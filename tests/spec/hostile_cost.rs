@@ -21,6 +21,18 @@ struct Timed {
     peak: u64,
 }
 
+impl Timed {
+    /// Its standard output as JSON; a panic shows its standard error when it is not.
+    fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "not JSON ({e}): {}",
+                String::from_utf8_lossy(&self.out.stderr)
+            )
+        })
+    }
+}
+
 /// Run the binary; kill it after `limit` of wall time (a failure, naming the command).
 // The child is reaped by `wait4` (for its CPU time), which clippy cannot see.
 #[allow(clippy::zombie_processes)]
@@ -112,8 +124,7 @@ fn waiver_globs_with_many_stars_cost_nothing() {
         &["audit", s(&dir), "--format", "json"],
         Duration::from_secs(90),
     );
-    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&t.out.stderr)));
+    let v = t.json();
     let waived: Vec<&str> = v["waived"]
         .as_array()
         .unwrap_or_else(|| panic!("no waived list: {v}"))
@@ -321,7 +332,7 @@ fn nclu_ranges_over_thousands_of_ports_cost_linear_time() {
         "{:?} of CPU for 800 lines of 4,096 ports",
         t.cpu
     );
-    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout).unwrap();
+    let v = t.json();
     let parse = &v["parse"][0];
     assert_eq!(parse["platform"], "cumulus", "{parse}");
     let _ = std::fs::remove_dir_all(&dir);
@@ -331,7 +342,7 @@ fn nclu_ranges_over_thousands_of_ports_cost_linear_time() {
 /// snapshot is removed after.
 fn audit_one_switch(tag: &str, platform: &str, text: &str) -> (Timed, serde_json::Value) {
     let t = audit_one_switch_with(tag, platform, text, &["--format", "json"]);
-    let v = serde_json::from_slice(&t.out.stdout).unwrap();
+    let v = t.json();
     (t, v)
 }
 
@@ -621,7 +632,7 @@ fn junos_blocks_repeated_per_port_cost_linear_time_in_the_fix_step() {
         "{:?} of CPU for the fixes of 3,000 repeated Junos interface blocks",
         t.cpu
     );
-    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout).unwrap();
+    let v = t.json();
     let steps = v["devices"][0]["steps"].as_array().map_or(0, Vec::len);
     let over = v["withheld"]
         .as_array()
@@ -678,9 +689,7 @@ fn a_fix_template_that_loops_without_bound_stops_at_its_fuel() {
         ],
         Duration::from_secs(120),
     );
-    let _ = std::fs::remove_dir_all(&scratch);
-    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&t.out.stderr)));
+    let v = t.json();
     let withheld: Vec<&serde_json::Value> = v["withheld"]
         .as_array()
         .into_iter()
@@ -728,9 +737,7 @@ fn a_rule_that_builds_100_mb_per_port_stops_at_its_fuel_and_says_so() {
         ],
         Duration::from_secs(120),
     );
-    let _ = std::fs::remove_dir_all(&scratch);
-    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&t.out.stderr)));
+    let v = t.json();
     for id in ["MTU901", "MTU902"] {
         let f: Vec<&serde_json::Value> = v["findings"]
             .as_array()
@@ -830,7 +837,7 @@ fn a_review_of_a_change_to_many_ports_costs_linear_time() {
         "{:?} of CPU for a review of 1,500 changed ports",
         t.cpu
     );
-    let v: serde_json::Value = serde_json::from_slice(&t.out.stdout).unwrap();
+    let v = t.json();
     let new = v["new"].as_array().unwrap();
     let moved = new
         .iter()
