@@ -34,8 +34,6 @@ pub struct ConfigText {
     json: OnceLock<Option<Json>>,
     /// (parent key, pattern) → matches, for patterns that are not literals.
     memo: Mutex<HashMap<(usize, String), Matches>>,
-    /// Patterns that are not literals, compiled.
-    compiled: Mutex<HashMap<String, Regex>>,
     /// `cfg_port` questions answered: (merge mode, patterns) → rows indexed by first column.
     port_rows: Mutex<PortQuestions>,
     /// Matches handed out so far (every level's, every call's), against [`budget`].
@@ -99,7 +97,7 @@ const MAX_PORT_QUESTIONS: usize = 256;
 /// A pattern: the one text it matches, or a regex (anchored).
 enum Matcher {
     Lit(String),
-    Re(Regex),
+    Re(Arc<Regex>),
 }
 
 impl Matcher {
@@ -111,8 +109,17 @@ impl Matcher {
     }
 }
 
-/// Compiled patterns kept per device, at most (then dropped and made again).
+/// Compiled patterns kept, at most (then dropped and made again).
 const MAX_COMPILED: usize = 4096;
+
+/// The `cfg()` patterns that are not literals, compiled once per process: the templates ask
+/// every device the same questions, and a pattern compiled per device cost each device's plan
+/// the pattern's compilation and its matching caches again (issue 19: about 0.5 MB per
+/// device's plan whatever its size, 30 times a 16 KiB config).
+fn compiled() -> &'static Mutex<HashMap<String, Arc<Regex>>> {
+    static COMPILED: OnceLock<Mutex<HashMap<String, Arc<Regex>>>> = OnceLock::new();
+    COMPILED.get_or_init(|| Mutex::new(HashMap::new()))
+}
 
 /// Answers to `(parent, pattern)` questions kept per device, at most (then dropped and found
 /// again). The matches they hold are counted by the budget; questions with none are not.
@@ -221,7 +228,6 @@ impl ConfigText {
             stanzas: OnceLock::new(),
             json: OnceLock::new(),
             memo: Mutex::new(HashMap::new()),
-            compiled: Mutex::new(HashMap::new()),
             port_rows: Mutex::new(HashMap::new()),
         }
     }
@@ -291,14 +297,13 @@ impl ConfigText {
         if let Some(l) = literal_of(p) {
             return Ok(Matcher::Lit(l));
         }
-        let mut c = self
-            .compiled
+        let mut c = compiled()
             .lock()
             .map_err(|_| "cfg(): poisoned".to_string())?;
         if let Some(re) = c.get(p) {
             return Ok(Matcher::Re(re.clone()));
         }
-        let re = compile(p)?;
+        let re = Arc::new(compile(p)?);
         if c.len() >= MAX_COMPILED {
             c.clear();
         }
@@ -532,6 +537,26 @@ impl Object for ConfigText {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The templates ask every device's config the same questions: a pattern is compiled for
+    /// the first and reused for the next (compiled per device, it cost each device's plan about
+    /// 0.5 MB, and a 1,000-device audit's fix step 0.89 s instead of 0.63 s).
+    #[test]
+    fn a_pattern_is_compiled_once_for_every_config() {
+        let p = "interface (\\S+) compiled-once-test";
+        let a = ConfigText::new("interface e1 compiled-once-test\n".into());
+        let b = ConfigText::new("interface e2 compiled-once-test\n".into());
+        let (Ok(Matcher::Re(first)), Ok(Matcher::Re(second))) = (a.matcher(p), b.matcher(p)) else {
+            panic!("{p:?} is not a literal: it is compiled");
+        };
+        assert!(Arc::ptr_eq(&first, &second));
+        assert_eq!(
+            second
+                .captures("interface e2 compiled-once-test")
+                .map(|c| c[1].to_string()),
+            Some("e2".to_string())
+        );
+    }
 
     /// A config repeating its blocks gives every question as many matches as it has copies;
     /// asked once per port, the answers would be the square of the config. The matches handed
