@@ -570,12 +570,12 @@ pub fn attach_plan(a: &mut Audit, p: &Plan) {
                 if let Some(f) = a.findings.get_mut(t.index)
                     && f.remediation.is_none()
                 {
-                    f.remediation = Some(Remediation {
+                    f.remediation = Some(Box::new(Remediation {
                         platform: d.platform.clone(),
                         snippet: s.snippet.clone(),
                         safety: s.safety.as_str().to_string(),
                         device: (d.device != f.device).then(|| d.device.clone()),
-                    });
+                    }));
                 }
             }
         }

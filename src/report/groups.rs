@@ -259,11 +259,13 @@ mod tests {
                 line,
             }),
             evidence: Default::default(),
-            remediation: (!fix.is_empty()).then(|| Remediation {
-                platform: "nxos".into(),
-                snippet: fix.into(),
-                safety: "safe".into(),
-                device: None,
+            remediation: (!fix.is_empty()).then(|| {
+                Box::new(Remediation {
+                    platform: "nxos".into(),
+                    snippet: fix.into(),
+                    safety: "safe".into(),
+                    device: None,
+                })
             }),
         }
     }

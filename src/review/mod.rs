@@ -97,7 +97,7 @@ impl Review<'_> {
     }
 }
 
-fn f_fix(r: &Option<crate::finding::Remediation>) -> Option<&str> {
+fn f_fix(r: &Option<Box<crate::finding::Remediation>>) -> Option<&str> {
     r.as_ref()
         .filter(|r| r.device.is_none())
         .map(|r| r.snippet.as_str())

@@ -779,7 +779,7 @@ fn record(
                     interface: attr("interface")
                         .map(|v| v.to_string())
                         .or_else(|| obj.interface.map(String::from)),
-                    peer: obj.peer.clone(),
+                    peer: obj.peer.clone().map(Box::new),
                     source,
                     evidence,
                     remediation: None,

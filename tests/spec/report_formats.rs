@@ -272,12 +272,12 @@ fn markdown_neutralises_device_strings_and_bounds_its_size() {
     let evil = "x | @admin <script>alert(1)</script> ```` [click](https://evil.example) &amp;\n# not a heading\n> quote";
     let mut f = finding("MTU001", Severity::Error, "leaf<b>1", "Eth|1/`1`", evil);
     let snippet = "interface Ethernet0\n```\n`````\n mtu 9216";
-    f.remediation = Some(Remediation {
+    f.remediation = Some(Box::new(Remediation {
         platform: "sonic".into(),
         snippet: snippet.into(),
         safety: "safe".into(),
         device: None,
-    });
+    }));
     r.new = vec![f].into();
     r.waived = Vec::new().into();
     let text = markdown::render(&r);

@@ -179,18 +179,18 @@ fn hostile() -> Audit {
         message: format!("message </script><script>document.title='pwned'</script> {evil}"),
         device: leaf.clone(),
         interface: Some("Ethernet0<i>".into()),
-        peer: Some(Endpoint {
+        peer: Some(Box::new(Endpoint {
             device: "gpu&1".into(),
             interface: "eth0\"".into(),
-        }),
+        })),
         source: None,
         evidence: Default::default(),
-        remediation: Some(Remediation {
+        remediation: Some(Box::new(Remediation {
             platform: "sonic".into(),
             snippet: "config interface mtu Ethernet0 9216 </pre><script>x()</script>".into(),
             safety: "safe".into(),
             device: None,
-        }),
+        })),
     };
     let waiver = fabric_audit::rules::waivers::parse(
         "[[waiver]]\nrule = \"MTU*\"\nreason = \"<img src=x onerror=alert(1)>\"\nowner = \"a&b\"\nexpires = 2099-01-01\n",
