@@ -70,6 +70,10 @@ struct Args {
     /// With --adversarial: only the inputs whose name starts with one of these.
     #[arg(long, value_delimiter = ',')]
     cases: Vec<String>,
+    /// With --adversarial: also write each input as DIR/<target>/<input name> (to replay one
+    /// with `--input`, or read it).
+    #[arg(long)]
+    dump: Option<PathBuf>,
     /// Targets to run (default: all fuzz targets).
     targets: Vec<String>,
 }
@@ -96,6 +100,7 @@ fn adversarial(
     size: usize,
     max: Option<f64>,
     only: &[String],
+    dump: Option<&std::path::Path>,
 ) -> ExitCode {
     use fabric_audit::fuzzing::{adversarial, alloc};
     use fabric_audit::model::{Interface, PriorityGroup, Queue};
@@ -118,6 +123,15 @@ fn adversarial(
             .into_iter()
             .filter(|c| only.is_empty() || only.iter().any(|o| c.name.starts_with(o.as_str())));
         for c in chosen {
+            if let Some(dir) = dump {
+                let path = dir.join(t).join(c.name.replace(' ', "-"));
+                let written = std::fs::create_dir_all(dir.join(t))
+                    .and_then(|_| std::fs::write(&path, &c.data));
+                if let Err(e) = written {
+                    eprintln!("fuzz_smoke: {}: {e}", path.display());
+                    return ExitCode::from(2);
+                }
+            }
             // Run once to compile what this file kind needs, and to make its command's line
             // memo (a fixed table, made by the first text of MEMO_MIN_TEXT bytes or more; the
             // input's first byte is not the text's), then measure warm.
@@ -194,7 +208,14 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if let Some(size) = a.adversarial {
-        return adversarial(&targets, &root, size, a.max_ratio, &a.cases);
+        return adversarial(
+            &targets,
+            &root,
+            size,
+            a.max_ratio,
+            &a.cases,
+            a.dump.as_deref(),
+        );
     }
     if !a.input.is_empty() {
         smoke::warm_up(&targets[0], smoke::selector(&targets[0]));

@@ -456,7 +456,16 @@ struct Scratch {
     engines: [Option<Engines>; 2],
     /// What recently seen lines were found to be (see [`memo`]).
     memo: memo::Memo,
+    /// The end regexes of delimited blocks (banners, EOS `comment` ... `EOF`), by their text
+    /// once the delimiter is in it: compiled once, not at each block. A compile cost about
+    /// 300 KiB for a moment and ~50 µs, per block (issue 19: EOS configs replicated to 16 KiB
+    /// peaked at 21.6× their size, all of it one compile).
+    until: HashMap<String, Regex>,
 }
+
+/// Distinct block ends kept per command; past it the cache starts over (a config naming
+/// thousands of delimiters compiles each, as before, without holding them all).
+const UNTIL_CACHE: usize = 64;
 
 /// By pattern: its search cache and capture slots, made when the pattern first runs a regex.
 /// Patterns answered by their literal or their full DFA never do, and their regex (and its
@@ -1412,6 +1421,7 @@ impl Command {
             .unwrap_or_else(|| Scratch {
                 engines: [None, None],
                 memo: memo::Memo::new(),
+                until: HashMap::new(),
             });
         match out.canonical.take() {
             Some(canon) => {
@@ -1556,7 +1566,16 @@ impl Command {
                     let end_re = end_t.replace("{delim}", delim.as_deref().unwrap_or(""));
                     let rest = trimmed.get(whole.end()..).unwrap_or("");
                     let mut until = None;
-                    if let Ok(re) = Regex::new(&end_re) {
+                    let compiled = match scratch.until.get(&end_re) {
+                        Some(re) => Ok(re.clone()),
+                        None => Regex::new(&end_re).inspect(|re| {
+                            if scratch.until.len() >= UNTIL_CACHE {
+                                scratch.until.clear();
+                            }
+                            scratch.until.insert(end_re.clone(), re.clone());
+                        }),
+                    };
+                    if let Ok(re) = compiled {
                         // A one-line block holds its own end after the opening.
                         if !(delim.is_some() && re.is_match(rest)) {
                             until = Some(re);

@@ -74,7 +74,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     // Profiles an interface names that the config never defines (what they govern on the port
     // is then unknown, see `apply::apply`).
     for f in &cfg.ifaces {
-        for (family, p) in &f.profiles {
+        for (family, p) in f.profiles.iter() {
             if cfg.has_profile(family, &p.v) {
                 continue;
             }
@@ -106,7 +106,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             },
         ));
     }
-    let ports = apply::apply(dev, &cfg);
+    let ports = apply::apply(dev, &mut cfg);
     // Drift is known only when both a configuration and a state output were read.
     let has_config = outs
         .iter()

@@ -183,11 +183,28 @@ fn every_adversarial_input_stays_within_20_times() {
 /// "Cost on hostile input").
 #[test]
 fn at_64_kib_every_adversarial_input_but_one_range_amplified_stays_within_20_times() {
-    let known: &[(&str, &str)] = &[("reports", "os10 replicated running-config")];
-    let (rows, t) = whole_run(1 << 16);
+    within_20_times_but(1 << 16, &[("reports", "os10 replicated running-config")]);
+}
+
+/// Every adversarial input at `size` bytes, but the `known` (target, input) ones, peaks within
+/// 20 times its size.
+fn within_20_times_but(size: usize, known: &[(&str, &str)]) {
+    let (rows, t) = whole_run(size);
     let over: Vec<_> = rows
         .iter()
         .filter(|r| r.2 > 20.0 && !known.contains(&(r.0.as_str(), r.1.as_str())))
         .collect();
     assert!(over.is_empty(), "{over:?}\n{t}");
+}
+
+/// The same at 16 KiB, where a few bytes that name many ports weigh most. One input is over,
+/// as at 64 KiB: `reports` on OS10's replicated ranges (216 ports, 661 findings; 61×), whose
+/// findings alone are over 20× such an input. Failed on a073320 with six over: Cumulus
+/// `traffic.conf` 41× (each port's profile names in a map whose first node was ~700 bytes, and
+/// the config's interfaces held whole beside the device's), NCLU 29× (the same), EOS
+/// running-config 21.6× and its `reports` 21.8× (each `comment` … `EOF` block compiled its end
+/// regex, ~300 KiB for a moment).
+#[test]
+fn at_16_kib_every_adversarial_input_but_one_range_amplified_stays_within_20_times() {
+    within_20_times_but(1 << 14, &[("reports", "os10 replicated running-config")]);
 }

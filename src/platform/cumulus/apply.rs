@@ -39,18 +39,35 @@ const LEGACY_PORT_BUFFER: u64 = 25_000;
 const LEGACY_XOFF: u64 = 10_000;
 const LEGACY_XON_DELTA: u64 = 2_000;
 
-/// The profile of each family every QoS port uses (an undefined name is kept as named), for
-/// the state outputs that describe a profile.
+/// Which QoS ports use a profile other than default-global, per family (an undefined name is
+/// kept as named, so it counts as another), for the state outputs that describe default-global.
+/// Only those ports are held, each with one bit per family (`FAMILIES`): a port set names
+/// hundreds of ports in a few bytes, and a map of every port's six names was ~600 bytes a port
+/// (issue 19).
 #[derive(Debug, Default)]
-pub(super) struct PortProfiles(pub(super) HashMap<String, BTreeMap<&'static str, String>>);
+pub(super) struct PortProfiles(HashMap<String, u8>);
 
 impl PortProfiles {
+    fn bit(family: &str) -> u8 {
+        super::intent::FAMILIES
+            .iter()
+            .position(|f| *f == family)
+            .map_or(0, |i| 1 << i)
+    }
     /// Whether `port` uses the default-global profile of `family` (unknown ports do).
     pub(super) fn global(&self, port: &str, family: &str) -> bool {
         self.0
             .get(port)
-            .and_then(|m| m.get(family))
-            .is_none_or(|p| p == "default-global")
+            .is_none_or(|bits| bits & Self::bit(family) == 0)
+    }
+    fn note(&mut self, port: &str, profs: &BTreeMap<&'static str, String>) {
+        let bits = profs
+            .iter()
+            .filter(|(_, p)| p.as_str() != "default-global")
+            .fold(0u8, |b, (f, _)| b | Self::bit(f));
+        if bits != 0 {
+            self.0.insert(port.to_string(), bits);
+        }
     }
 }
 
@@ -95,24 +112,52 @@ pub(super) fn roce_sp_tc() -> Vec<u8> {
         .collect()
 }
 
-pub(super) fn apply(dev: &mut Device, cfg: &Cfg) -> PortProfiles {
+/// The config's interfaces become the device's ports, in the config's order. The interfaces
+/// are consumed as they are applied and their list shrinks as it empties, so the config's
+/// copy and the device's are not both whole at once: an NCLU range or a traffic.conf port set
+/// names hundreds of ports in a few bytes, and holding both was most of a build's peak
+/// (issue 19: NCLU commands at 29× their size).
+pub(super) fn apply(dev: &mut Device, cfg: &mut Cfg) -> PortProfiles {
     if let Some(h) = &cfg.hostname {
         dev.hostname = known(h.v.clone(), &h.src);
     }
     if let Some(v) = &cfg.version {
         dev.os_version = known(v.v.clone(), &v.src);
     }
-    let mut parent: HashMap<&str, &IfCfg> = HashMap::new();
-    for b in &cfg.ifaces {
-        for m in &b.members {
-            parent.insert(m.as_str(), b);
+    let mut ifaces = std::mem::take(&mut cfg.ifaces);
+    let cfg: &Cfg = cfg;
+    // Each member's bond (the last bond that lists it), by position; then what a member takes
+    // from its bond: the bond's name and MTU.
+    let mut bond_of: Vec<u32> = vec![u32::MAX; ifaces.len()];
+    let mut bonds: HashMap<u32, (String, Option<At<u32>>)> = HashMap::new();
+    {
+        let mut at: HashMap<&str, usize> = HashMap::new();
+        for (pos, f) in ifaces.iter().enumerate() {
+            at.entry(f.name.as_str()).or_insert(pos);
+        }
+        for (bi, b) in ifaces.iter().enumerate() {
+            for m in &b.members {
+                if let Some(&mi) = at.get(m.as_str()) {
+                    bond_of[mi] = bi as u32;
+                    bonds
+                        .entry(bi as u32)
+                        .or_insert_with(|| (b.name.clone(), b.mtu.clone()));
+                }
+            }
         }
     }
     let qos_known = cfg.nvue.is_some() || cfg.legacy.is_some();
     let mut ports = PortProfiles::default();
-    for f in &cfg.ifaces {
+    ifaces.reverse();
+    let n = ifaces.len();
+    while let Some(f) = ifaces.pop() {
+        if ifaces.len() <= ifaces.capacity() / 4 * 3 {
+            ifaces.shrink_to_fit();
+        }
+        let pos = n - 1 - ifaces.len();
         let kind = super::kind_of(&f.name, f.typ.as_ref().map(|t| t.v.as_str()));
-        let par = parent.get(f.name.as_str()).copied();
+        let par = bonds.get(&bond_of[pos]);
+        let f = &f;
         let i = dev.iface(&f.name, kind);
         i.kind = crate::model::kind_name(kind);
         i.set_defined_at(f.src.clone());
@@ -123,7 +168,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Cfg) -> PortProfiles {
             None => None,
         };
         // A bond's MTU is inherited by its members [V 5.12 Switch Port Attributes, Bridge MTU].
-        let mtu = par.and_then(|p| p.mtu.as_ref()).or(f.mtu.as_ref());
+        let mtu = par.and_then(|p| p.1.as_ref()).or(f.mtu.as_ref());
         i.mtu = match mtu {
             Some(m) => known(m.v, &m.src),
             None if cfg.nvue.is_some()
@@ -139,7 +184,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Cfg) -> PortProfiles {
             i.speed_gbps = s.v.and_then(|g| known(g, &s.src));
         }
         if let Some(p) = par {
-            i.names.lag_parent = Some(p.name.clone());
+            i.names.lag_parent = Some(p.0.clone());
         }
         if let Some(b) = &f.bridged {
             i.switchport = known(true, b);
@@ -175,7 +220,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &Cfg) -> PortProfiles {
         for family in undefined {
             forget(i, family);
         }
-        ports.0.insert(f.name.clone(), profs);
+        ports.note(&f.name, &profs);
     }
     ports
 }

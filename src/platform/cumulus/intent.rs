@@ -106,6 +106,33 @@ pub(super) const FAMILIES: &[&str] = &[
     "remark",
 ];
 
+/// The profiles one interface names, per family (at most one each of `FAMILIES`), in the
+/// order first named. A short list, not a map: a traffic.conf port set or an NCLU range names
+/// hundreds of ports in a few bytes, and a map's first node alone was ~700 bytes a port, most
+/// of what a port cost while the config was read (issue 19: Cumulus `traffic.conf` at 41× its
+/// size).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Profiles(Vec<(&'static str, At<String>)>);
+
+impl Profiles {
+    pub(super) fn get(&self, family: &str) -> Option<&At<String>> {
+        self.0.iter().find(|(f, _)| *f == family).map(|(_, p)| p)
+    }
+    /// Name `p` for `family`, replacing an earlier name (a later line wins).
+    pub(super) fn insert(&mut self, family: &'static str, p: At<String>) {
+        match self.0.iter_mut().find(|(f, _)| *f == family) {
+            Some(slot) => slot.1 = p,
+            None => self.0.push((family, p)),
+        }
+    }
+    /// (family, profile) by family name, as the map they were held in listed them.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (&'static str, &At<String>)> {
+        let mut v: Vec<_> = self.0.iter().map(|(f, p)| (*f, p)).collect();
+        v.sort_by_key(|(f, _)| *f);
+        v.into_iter()
+    }
+}
+
 /// One interface as the config states it.
 #[derive(Debug, Clone)]
 pub(super) struct IfCfg {
@@ -120,7 +147,7 @@ pub(super) struct IfCfg {
     pub(super) members: Vec<String>,
     pub(super) bridged: Option<Src>,
     /// family → profile name (see `FAMILIES`).
-    pub(super) profiles: BTreeMap<&'static str, At<String>>,
+    pub(super) profiles: Profiles,
     pub(super) watchdog: Option<At<bool>>,
     /// Created only because a traffic.conf port set or an NCLU list names it.
     pub(super) implied: bool,
@@ -151,7 +178,8 @@ pub(super) struct Cfg {
     pub(super) ifaces: Vec<IfCfg>,
     /// Where each name is in `ifaces`: a lookup per line instead of a scan, which made a file
     /// naming n interfaces cost n² (issue 19: NCLU lines replicated to 256 KiB took 142 s).
-    iface_at: std::collections::HashMap<String, usize>,
+    /// Keyed by a hash, not a copy of the name (the device's own port index).
+    iface_at: crate::model::name_index::NameIndex,
     /// References to profiles the config never defines: (output index, family, name, line).
     pub(super) refs: Vec<(usize, &'static str, String, u32)>,
     /// Lines read but not understood (an interface range that cannot be expanded): where, why.
@@ -161,7 +189,7 @@ pub(super) struct Cfg {
 impl Cfg {
     /// The interface `name`, created at `src` when new.
     pub(super) fn iface(&mut self, name: &str, src: &Src, implied: bool) -> &mut IfCfg {
-        if let Some(&pos) = self.iface_at.get(name) {
+        if let Some(pos) = self.iface_at.position(&self.ifaces, |i| &i.name, name) {
             let i = &mut self.ifaces[pos];
             if i.implied && !implied {
                 i.implied = false;
@@ -169,21 +197,25 @@ impl Cfg {
             }
             return i;
         }
-        self.ifaces.push(IfCfg {
-            name: name.to_string(),
-            src: src.clone(),
-            typ: None,
-            mtu: None,
-            speed: None,
-            admin_up: None,
-            members: Vec::new(),
-            bridged: None,
-            profiles: BTreeMap::new(),
-            watchdog: None,
-            implied,
-        });
+        // Grown by a sixteenth, not doubled (as the device's own ports): NCLU ranges name
+        // hundreds of ports in a few bytes (issue 19).
+        crate::model::push_slim(
+            &mut self.ifaces,
+            IfCfg {
+                name: name.to_string(),
+                src: src.clone(),
+                typ: None,
+                mtu: None,
+                speed: None,
+                admin_up: None,
+                members: Vec::new(),
+                bridged: None,
+                profiles: Profiles::default(),
+                watchdog: None,
+                implied,
+            },
+        );
         let last = self.ifaces.len() - 1;
-        self.iface_at.insert(name.to_string(), last);
         &mut self.ifaces[last]
     }
 
