@@ -51,8 +51,72 @@ fn csp_hash(text: &str) -> String {
     )
 }
 
+/// The report as one string (what [`write`] writes).
 pub fn render(r: &Review) -> String {
-    let mut s = String::new();
+    let mut out = Vec::new();
+    // Writing into a Vec fails only if memory does.
+    let _ = write(r, &mut out);
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// What is written so far, sent on to the writer whenever a piece is done and it holds
+/// [`Out::SPILL`] bytes or more: the findings' rows are the bulk of the page (about 1 KiB a
+/// finding), and building the whole page first held it all (issue 19: on a config whose
+/// ranges name hundreds of ports, the page was the audit's peak; on a large fabric, megabytes).
+struct Out<'w> {
+    buf: String,
+    w: &'w mut dyn std::io::Write,
+    err: Option<std::io::Error>,
+}
+
+impl Out<'_> {
+    const SPILL: usize = 1 << 16;
+
+    /// Send what is held on if it is [`Out::SPILL`] bytes or more.
+    fn spill(&mut self) {
+        if self.buf.len() >= Self::SPILL {
+            self.send();
+        }
+    }
+
+    fn send(&mut self) {
+        if self.err.is_none()
+            && let Err(e) = self.w.write_all(self.buf.as_bytes())
+        {
+            self.err = Some(e);
+        }
+        self.buf.clear();
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        self.send();
+        match self.err {
+            Some(e) => Err(e),
+            None => self.w.flush(),
+        }
+    }
+}
+
+impl std::ops::Deref for Out<'_> {
+    type Target = String;
+    fn deref(&self) -> &String {
+        &self.buf
+    }
+}
+
+impl std::ops::DerefMut for Out<'_> {
+    fn deref_mut(&mut self) -> &mut String {
+        &mut self.buf
+    }
+}
+
+/// The report written to `w` piece by piece (see [`Out`]); the bytes are [`render`]'s.
+pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut s = Out {
+        buf: String::new(),
+        w,
+        err: None,
+    };
     let csp = format!(
         "default-src 'none'; style-src {}; script-src {}; img-src data:; base-uri 'none'; form-action 'none'",
         csp_hash(CSS),
@@ -85,7 +149,7 @@ pub fn render(r: &Review) -> String {
         "<footer><p class=\"src\">fabric-audit {}</p></footer>\n<script>{JS}</script>\n</body>\n</html>\n",
         env!("CARGO_PKG_VERSION")
     );
-    s
+    s.finish()
 }
 
 fn header(s: &mut String, r: &Review) {
@@ -236,7 +300,7 @@ fn filters(s: &mut String, r: &Review) {
 
 const HEAD: &str = "<th>severity</th><th>rule</th><th>device</th><th>interface</th><th>message</th><th>source</th>";
 
-fn section(s: &mut String, class: &str, title: &str, fs: &[Finding], open: bool) {
+fn section(s: &mut Out, class: &str, title: &str, fs: &[Finding], open: bool) {
     let _ = writeln!(
         s,
         "<details class=\"section\" id=\"sec-{class}\"{}>\n<summary><h2>{title}</h2> (<span data-shown-for=\"{class}\"></span> shown of {})</summary>",
@@ -254,6 +318,7 @@ fn section(s: &mut String, class: &str, title: &str, fs: &[Finding], open: bool)
     for f in fs {
         row_start(s, f, class);
         s.push_str("</tr>\n");
+        s.spill();
     }
     s.push_str("</tbody></table>\n</details>\n");
 }
@@ -305,7 +370,7 @@ fn row_start(s: &mut String, f: &Finding, class: &str) {
     let _ = write!(s, "</td><td class=\"src\">{}</td>", esc(&src));
 }
 
-fn waived(s: &mut String, ws: &[Waived]) {
+fn waived(s: &mut Out, ws: &[Waived]) {
     let _ = writeln!(
         s,
         "<details class=\"section\" id=\"sec-waived\" open>\n<summary><h2>Waived</h2> (<span data-shown-for=\"waived\"></span> shown of {}; not failing)</summary>",
@@ -330,6 +395,7 @@ fn waived(s: &mut String, ws: &[Waived]) {
             esc(&w.waiver.file),
             w.waiver.line
         );
+        s.spill();
     }
     s.push_str("</tbody></table>\n</details>\n");
 }

@@ -88,8 +88,9 @@ pub fn render_review(r: &input::Review, format: Format, color: bool) -> String {
     render_review_view(r, format, &view)
 }
 
-/// [`render_review`] written to `w`. SARIF is written as it is serialized (its text is many
-/// times the findings it describes: issue 19); the other formats are rendered, then written.
+/// [`render_review`] written to `w`. SARIF is written as it is serialized and HTML a piece at a
+/// time (their text is many times the findings it describes: issue 19); the other formats are
+/// rendered, then written.
 pub fn write_review(
     r: &input::Review,
     format: Format,
@@ -113,6 +114,7 @@ pub fn write_review_view(
 ) -> std::io::Result<()> {
     match format {
         Format::Sarif => sarif::write(r, w),
+        Format::Html => html::write(r, w),
         _ => w.write_all(render_review_view(r, format, view).as_bytes()),
     }
 }

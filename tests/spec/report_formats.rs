@@ -678,3 +678,65 @@ fn github_escapes_so_a_message_cannot_start_a_command() {
     assert!(!props.contains_key("file") && !props.contains_key("line"));
     assert_eq!(gh_parse(lines[1]).0, "notice");
 }
+
+/// A writer that keeps what it is given and the largest single write.
+#[derive(Default)]
+struct Chunks {
+    bytes: Vec<u8>,
+    writes: usize,
+    largest: usize,
+}
+
+impl std::io::Write for Chunks {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.writes += 1;
+        self.largest = self.largest.max(b.len());
+        self.bytes.extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Issue 19: the HTML page is written a piece at a time, not built whole first (on a config
+/// whose ranges name hundreds of ports, the page was most of the audit's peak memory). The
+/// bytes are the rendered page's, and a failing writer is an error, not a silent cut.
+#[test]
+fn html_is_written_in_pieces_with_the_bytes_of_the_whole_page() {
+    use fabric_audit::report::{Format, html, write_review};
+    let audit = clean_audit();
+    let mut r = Review::of_audit(&audit, "clean-fabric");
+    let many: Vec<Finding> = (0..2000)
+        .map(|k| {
+            let msg = format!("queue 3 of Ethernet1/{k} marks ECN above the xoff point");
+            finding(
+                "ECN002",
+                Severity::Error,
+                "leaf1",
+                &format!("Ethernet1/{k}"),
+                &msg,
+            )
+        })
+        .collect();
+    r.new = many.into();
+    let whole = html::render(&r);
+    assert!(whole.len() > 512 << 10, "{} bytes", whole.len());
+    let mut w = Chunks::default();
+    write_review(&r, Format::Html, false, &mut w).unwrap();
+    assert_eq!(w.bytes, whole.as_bytes());
+    assert!(w.writes > 10, "{} writes", w.writes);
+    assert!(w.largest < 128 << 10, "largest write {} bytes", w.largest);
+
+    struct Full;
+    impl std::io::Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let e = write_review(&r, Format::Html, false, &mut Full).unwrap_err();
+    assert!(e.to_string().contains("disk full"), "{e}");
+}
