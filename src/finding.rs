@@ -6,6 +6,7 @@ use crate::model::Endpoint;
 pub use evidence::Evidence;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// Per rule: how many objects it checked and passed, and on which platforms (the rule engine
 /// counts them; JUnit shows a passing case per rule).
@@ -73,9 +74,10 @@ pub const FABRIC: &str = "(fabric)";
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
-    pub rule: String,
+    /// The rule's id and title: shared with the rule, not a copy per finding (issue 19).
+    pub rule: Arc<str>,
     pub severity: Severity,
-    pub title: String,
+    pub title: Arc<str>,
     pub message: String,
     pub device: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -169,7 +171,7 @@ mod tests {
         Finding {
             rule: rule.into(),
             severity: Severity::Error,
-            title: String::new(),
+            title: "".into(),
             message: message.into(),
             device: device.into(),
             interface: iface.map(String::from),

@@ -70,7 +70,8 @@ fn load_files(parsers_dir: Option<&Path>, embedded: impl Fn(&str) -> bool) -> Re
 /// A finding a step addresses.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Target {
-    pub rule: String,
+    /// Shared with the finding (and its rule), not a copy per finding (issue 19).
+    pub rule: std::sync::Arc<str>,
     pub severity: Severity,
     pub device: String,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -447,8 +448,8 @@ pub fn plan_with(
             let Some(p) = templates.platforms.get(&d.platform) else {
                 continue;
             };
-            let Some(fixes) = p.fixes.get(&f.rule) else {
-                if let Some(r) = p.no_fix.get(&f.rule) {
+            let Some(fixes) = p.fixes.get(&*f.rule) else {
+                if let Some(r) = p.no_fix.get(&*f.rule) {
                     no_fix.push((p.id.clone(), r.clone()));
                 }
                 continue;

@@ -35,8 +35,8 @@ pub fn of(findings: &[Finding]) -> Vec<RuleCoverage> {
     let mut per: BTreeMap<&str, RuleCoverage> = BTreeMap::new();
     for f in findings.iter().filter(|f| f.undecided()) {
         let c = per.entry(&f.rule).or_insert_with(|| RuleCoverage {
-            rule: f.rule.clone(),
-            title: f.title.clone(),
+            rule: f.rule.to_string(),
+            title: f.title.to_string(),
             devices: Vec::new(),
             messages: Vec::new(),
         });

@@ -170,8 +170,10 @@ pub fn group(findings: &[Finding]) -> Vec<Group> {
             } else {
                 cause_of(findings, &members, joined_by.get(&root).copied())
             };
-            let mut rules: Vec<String> =
-                members.iter().map(|&m| findings[m].rule.clone()).collect();
+            let mut rules: Vec<String> = members
+                .iter()
+                .map(|&m| findings[m].rule.to_string())
+                .collect();
             rules.sort();
             rules.dedup();
             Group {
@@ -222,7 +224,7 @@ fn cause_of(findings: &[Finding], members: &[usize], joined: Option<CauseKind>) 
 pub fn rule_counts(g: &Group, findings: &[Finding]) -> Vec<(String, usize)> {
     let mut n: BTreeMap<&str, usize> = BTreeMap::new();
     for &m in &g.members {
-        *n.entry(findings[m].rule.as_str()).or_default() += 1;
+        *n.entry(&*findings[m].rule).or_default() += 1;
     }
     n.into_iter().map(|(r, c)| (r.to_string(), c)).collect()
 }
@@ -249,7 +251,7 @@ mod tests {
         Finding {
             rule: rule.into(),
             severity: sev,
-            title: String::new(),
+            title: "".into(),
             message: format!("{rule} is wrong on {iface}"),
             device: dev.into(),
             interface: Some(iface.into()).filter(|i: &String| !i.is_empty()),

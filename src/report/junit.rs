@@ -62,12 +62,12 @@ pub fn render(r: &Review) -> String {
         r.audit
             .catalog
             .iter()
-            .find(|s| s.id == f.rule)
-            .map_or_else(|| f.title.clone(), |s| s.title.clone())
+            .find(|s| *s.id == *f.rule)
+            .map_or_else(|| f.title.to_string(), |s| s.title.clone())
     };
     // (family, rule, device) → case
     let mut cases: BTreeMap<Key, Case> = BTreeMap::new();
-    let key = |f: &Finding| (family(&f.rule), f.rule.clone(), f.device.clone());
+    let key = |f: &Finding| (family(&f.rule), f.rule.to_string(), f.device.clone());
     let change = r.is_change();
     for f in r.new.iter() {
         let line = describe(r, f);

@@ -318,7 +318,7 @@ const WAIVED_HEADER: &[&str] = &[
 fn sections(r: &Review) -> Vec<Section> {
     let row = |f: &Finding, line: String| Row {
         line,
-        rule: f.rule.clone(),
+        rule: f.rule.to_string(),
         severity: f.severity,
     };
     // Worst first: (severity, device) blocks in report order; each finding's fix under the

@@ -107,8 +107,8 @@ fn rules(r: &Review) -> (Vec<Value>, BTreeMap<String, usize>) {
     }
     let waived = r.waived.iter().map(|w| &w.finding);
     for f in r.new.iter().chain(&r.unchanged).chain(waived) {
-        if !index.contains_key(&f.rule) {
-            index.insert(f.rule.clone(), rules.len());
+        if !index.contains_key(&*f.rule) {
+            index.insert(f.rule.to_string(), rules.len());
             rules.push(json!({
                 "id": f.rule,
                 "name": f.title,
@@ -166,7 +166,7 @@ impl Serialize for Results<'_> {
         let mut seq = s.serialize_seq(Some(r.new.len() + r.unchanged.len() + r.waived.len()))?;
         let base = |f: &Finding, i: usize| {
             let fp = self.fingerprints.get(i).map_or("", String::as_str);
-            result(r, f, self.index.get(&f.rule).copied(), fp)
+            result(r, f, self.index.get(&*f.rule).copied(), fp)
         };
         let mut i = 0;
         for f in r.new.iter() {

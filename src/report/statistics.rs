@@ -24,9 +24,9 @@ pub fn of(a: &Audit) -> Vec<RuleCount> {
     for f in &a.findings {
         let (c, devs) = per.entry(&f.rule).or_insert_with(|| {
             let rc = RuleCount {
-                rule: f.rule.clone(),
+                rule: f.rule.to_string(),
                 severity: f.severity,
-                title: f.title.clone(),
+                title: f.title.to_string(),
                 count: 0,
                 fixable: 0,
                 devices: 0,

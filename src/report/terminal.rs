@@ -84,7 +84,7 @@ impl Row {
     fn of_finding(f: &Finding) -> Row {
         Row {
             severity: f.severity,
-            rule: f.rule.clone(),
+            rule: f.rule.to_string(),
             device: f.device.clone(),
             place: f.interface.clone().unwrap_or_default(),
             peer: f

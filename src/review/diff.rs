@@ -9,7 +9,7 @@ type Key = (String, String, String, String);
 
 fn key(f: &Finding) -> Key {
     (
-        f.rule.clone(),
+        f.rule.to_string(),
         f.device.clone(),
         f.interface.clone().unwrap_or_default(),
         f.peer
@@ -76,7 +76,7 @@ mod tests {
         Finding {
             rule: rule.into(),
             severity: Severity::Error,
-            title: String::new(),
+            title: "".into(),
             message: msg.into(),
             device: dev.into(),
             interface: Some(iface.into()),
@@ -123,7 +123,7 @@ mod tests {
             ),
         ];
         let d = diff(&before, &after);
-        let ids = |v: &[Finding]| v.iter().map(|f| f.rule.clone()).collect::<Vec<_>>();
+        let ids = |v: &[Finding]| v.iter().map(|f| f.rule.to_string()).collect::<Vec<_>>();
         assert_eq!(ids(&d.new), ["MTU002"]);
         assert_eq!(ids(&d.fixed), ["ECN001", "DSCP002"]);
         assert_eq!(d.fixed[1].message, "DSCP 46 to TC 1 (x.cfg:31)");

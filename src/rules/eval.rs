@@ -769,9 +769,9 @@ fn record(
                     .or_else(|| source_path.and_then(|p| source_of(obj, &p)))
                     .or_else(|| obj.fallback.clone());
                 out.findings.push(Finding {
-                    rule: rule.spec.id.clone(),
+                    rule: rule.id.clone(),
                     severity,
-                    title: rule.spec.title.clone(),
+                    title: rule.title.clone(),
                     message,
                     device: attr("device")
                         .map(|v| v.to_string())
@@ -1160,9 +1160,9 @@ fn aggregate_undecided(rs: &RuleSet, items: Vec<Undecided>) -> Vec<Finding> {
             evidence.insert("interfaces", serde_json::json!(ifaces));
         }
         out.push(Finding {
-            rule: rule.clone(),
+            rule: r.id.clone(),
             severity: Severity::Info,
-            title: r.spec.title.clone(),
+            title: r.title.clone(),
             message: format!("could not decide{on}: {what}"),
             device: dev,
             interface: if ifaces.len() == 1 {

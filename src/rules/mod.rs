@@ -146,6 +146,10 @@ pub struct Rule {
     pub message: minijinja::Template<'static, 'static>,
     /// `source`, compiled (None: no source, or one that is not a template; rendered as written).
     pub source: Option<minijinja::Template<'static, 'static>>,
+    /// `spec.id` and `spec.title`, one copy that every finding of the rule shares (a finding
+    /// is held per object the rule fails on: issue 19).
+    pub id: std::sync::Arc<str>,
+    pub title: std::sync::Arc<str>,
 }
 
 impl Rule {
@@ -514,6 +518,8 @@ fn compile(
         return Err(errors);
     };
     Ok(Rule {
+        id: spec.id.as_str().into(),
+        title: spec.title.as_str().into(),
         file: file.to_string(),
         line,
         severity,

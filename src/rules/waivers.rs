@@ -314,7 +314,7 @@ mod tests {
         Finding {
             rule: rule.into(),
             severity: crate::finding::Severity::Error,
-            title: String::new(),
+            title: "".into(),
             message: String::new(),
             device: device.into(),
             interface: iface.map(Into::into),

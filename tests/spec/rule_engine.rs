@@ -212,7 +212,7 @@ fn run(f: &Fabric) -> Vec<Finding> {
 
 fn fired<'a>(fs: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
     fs.iter()
-        .filter(|f| f.rule == rule && !f.undecided())
+        .filter(|f| *f.rule == *rule && !f.undecided())
         .collect()
 }
 
@@ -329,7 +329,7 @@ fn dscp_mtu_rules_fire() {
     f.devices[0].interfaces[1].mtu = k(1500);
     fabric_audit::fabric::mark_roce_ports(&mut f.devices, &f.links);
     assert!(!f.devices[0].interfaces[1].roce);
-    assert!(run(&f).iter().all(|x| x.rule != "MTU003"));
+    assert!(run(&f).iter().all(|x| &*x.rule != "MTU003"));
     expect_fires("MTU004", |f| {
         nic(f).rdma.as_mut().unwrap().details_mut().active_mtu = k(1024)
     });
@@ -403,7 +403,7 @@ fn unknown_input_is_undecided_never_pass_or_fail() {
     sw(&mut f).pfc.priorities = None;
     nic(&mut f).rdma.as_mut().unwrap().details_mut().roce_mode = None;
     let fs = run(&f);
-    let pfc: Vec<_> = fs.iter().filter(|x| x.rule == "PFC001").collect();
+    let pfc: Vec<_> = fs.iter().filter(|x| &*x.rule == "PFC001").collect();
     assert_eq!(pfc.len(), 1, "{pfc:#?}");
     assert_eq!(pfc[0].severity, Severity::Info);
     assert!(pfc[0].undecided());
@@ -412,7 +412,7 @@ fn unknown_input_is_undecided_never_pass_or_fail() {
         "{}",
         pfc[0].message
     );
-    let host: Vec<_> = fs.iter().filter(|x| x.rule == "HOST001").collect();
+    let host: Vec<_> = fs.iter().filter(|x| &*x.rule == "HOST001").collect();
     assert_eq!(host.len(), 1);
     assert!(
         host[0].undecided() && host[0].message.contains("roce_mode"),
