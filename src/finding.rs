@@ -113,19 +113,21 @@ impl Finding {
 /// the findings stably would give.
 pub fn sort(findings: &mut [Finding]) {
     let mut order: Vec<usize> = (0..findings.len()).collect();
-    order.sort_by(|&i, &j| {
-        let (a, b) = (&findings[i], &findings[j]);
-        crate::text::natural_cmp(&a.device, &b.device)
-            .then_with(|| {
-                crate::text::natural_cmp(
-                    a.interface.as_deref().unwrap_or(""),
-                    b.interface.as_deref().unwrap_or(""),
-                )
-            })
-            .then_with(|| a.rule.cmp(&b.rule))
-            .then_with(|| a.message.cmp(&b.message))
-    });
+    order.sort_by(|&i, &j| report_order(&findings[i], &findings[j]));
     permute(findings, order);
+}
+
+/// The order of [`sort`]: device, interface, rule, then message.
+fn report_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
+    crate::text::natural_cmp(&a.device, &b.device)
+        .then_with(|| {
+            crate::text::natural_cmp(
+                a.interface.as_deref().unwrap_or(""),
+                b.interface.as_deref().unwrap_or(""),
+            )
+        })
+        .then_with(|| a.rule.cmp(&b.rule))
+        .then_with(|| a.message.cmp(&b.message))
 }
 
 /// Rearrange `v` so that `v[k]` is what was at `order[k]` (`order` a permutation of the
@@ -224,17 +226,7 @@ mod tests {
             f("leaf10", Some("eth2"), "DSCP001", "z", 8),
         ];
         let mut want = input.clone();
-        want.sort_by(|a, b| {
-            crate::text::natural_cmp(&a.device, &b.device)
-                .then_with(|| {
-                    crate::text::natural_cmp(
-                        a.interface.as_deref().unwrap_or(""),
-                        b.interface.as_deref().unwrap_or(""),
-                    )
-                })
-                .then_with(|| a.rule.cmp(&b.rule))
-                .then_with(|| a.message.cmp(&b.message))
-        });
+        want.sort_by(report_order);
         let mut got = input;
         sort(&mut got);
         let lines = |v: &[Finding]| -> Vec<u32> {
