@@ -220,8 +220,9 @@ pub fn reports(data: &[u8]) {
             .and_then(|f| f.text.clone().ok())
     };
     let plan = crate::remediate::plan_with(&audit, rules(), templates(), &config);
-    let _ = crate::remediate::json(&plan);
-    let _ = crate::remediate::text(&plan);
+    // As the CLI writes them: streamed (here to nowhere), not built in memory.
+    let _ = crate::remediate::write_json(&plan, &audit.findings, &mut std::io::sink());
+    let _ = crate::remediate::write_text(&plan, &audit.findings, &mut std::io::sink());
     crate::remediate::attach_plan(&mut audit, &plan);
     drop(plan);
     use crate::report::Format::*;

@@ -62,18 +62,19 @@ pub fn run(a: RemediateArgs) -> Result<ExitStatus> {
         if !a.fabric.devices.iter().any(|x| &x.name == d) {
             anyhow::bail!("no device {d:?} in {}", snapshot.display());
         }
-        crate::remediate::only_device(&mut plan, d);
+        crate::remediate::only_device(&mut plan, &a.findings, d);
     }
     let json = format == RemediateFormat::Json;
     let Some(out) = apply_to_copy else {
-        emit(
-            &if json {
-                crate::remediate::json(&plan)
-            } else {
-                crate::remediate::text(&plan)
-            },
-            None,
-        )?;
+        // Written as it is made, not built in memory first.
+        let mut stdout = std::io::stdout().lock();
+        let written = if json {
+            crate::remediate::write_json(&plan, &a.findings, &mut stdout)
+        } else {
+            crate::remediate::write_text(&plan, &a.findings, &mut stdout)
+        };
+        // A closed pipe (`| head`) is not an error worth a stack of messages.
+        drop(written);
         return Ok(ExitStatus::Success);
     };
     let o = crate::remediate::apply::apply_to_copy(&snapshot, &out, &a, &plan, &templates, &opts)?;
@@ -81,7 +82,7 @@ pub fn run(a: RemediateArgs) -> Result<ExitStatus> {
         &if json {
             serde_json::to_string_pretty(&o).unwrap_or_default() + "\n"
         } else {
-            crate::remediate::text(&plan) + "\n" + &crate::remediate::apply::text(&o)
+            crate::remediate::text(&plan, &a.findings) + "\n" + &crate::remediate::apply::text(&o)
         },
         None,
     )?;

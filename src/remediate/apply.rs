@@ -127,7 +127,7 @@ pub fn apply_to_copy(
     copy_tree(snapshot, out)?;
     let mut not_merged = Vec::new();
     let mut run_on_device = Vec::new();
-    let mut targeted: Vec<Target> = Vec::new();
+    let mut targeted: Vec<usize> = Vec::new();
     for d in &plan.devices {
         let Some(cfg) = &d.config else {
             if d.platform == "linux" {
@@ -168,9 +168,9 @@ pub fn apply_to_copy(
         }
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
         for s in &d.steps {
-            for t in &s.fixes {
-                if !targeted.contains(t) {
-                    targeted.push(t.clone());
+            for &i in &s.fixes {
+                if !targeted.contains(&i) {
+                    targeted.push(i);
                 }
             }
         }
@@ -178,11 +178,12 @@ pub fn apply_to_copy(
     let after = audit::run(out, opts)?;
     let d = crate::review::diff::diff(&before.findings, &after.findings);
     let (mut fixed, mut not_fixed) = (Vec::new(), Vec::new());
-    for t in targeted {
-        let gone = before
-            .findings
-            .get(t.index)
-            .is_some_and(|f| d.fixed.iter().any(|x| x == f));
+    for i in targeted {
+        let Some(f) = before.findings.get(i) else {
+            continue;
+        };
+        let gone = d.fixed.iter().any(|x| x == f);
+        let t = Target::of(f, i);
         if gone {
             fixed.push(t);
         } else {

@@ -26,14 +26,42 @@ type PortQuestions = HashMap<(bool, Vec<String>), Arc<PortRows>>;
 /// Matches of one pattern among a parent's children: (line, capture groups).
 type Matches = Arc<Vec<(usize, Vec<String>)>>;
 
+#[derive(Debug, Default)]
+struct Memo {
+    patterns: HashMap<String, u32>,
+    answers: HashMap<(usize, u32), Matches>,
+    none: Matches,
+}
+
+impl Memo {
+    /// Pattern `p`'s number. Past [`MAX_MEMO`] patterns, the numbers and the answers start
+    /// again together (an answer is never found under another pattern's number).
+    fn number(&mut self, p: &str) -> u32 {
+        if let Some(&n) = self.patterns.get(p) {
+            return n;
+        }
+        if self.patterns.len() >= MAX_MEMO {
+            self.patterns.clear();
+            self.answers.clear();
+        }
+        let n = self.patterns.len() as u32;
+        self.patterns.insert(p.to_string(), n);
+        n
+    }
+}
+
 /// A device's config, for `cfg(...)` in templates (a template-context object).
 #[derive(Debug)]
 pub struct ConfigText {
     text: String,
     stanzas: OnceLock<Stanzas>,
     json: OnceLock<Option<Json>>,
-    /// (parent key, pattern) → matches, for patterns that are not literals.
-    memo: Mutex<HashMap<(usize, String), Matches>>,
+    /// (parent key, pattern number) → matches, for patterns that are not literals. A
+    /// question is asked under each port's line, so the entries are kept small: the pattern
+    /// by its number in `patterns`, and no matches as one shared empty list (issue 19: with
+    /// the pattern's text and a list of its own in each entry, ~125 bytes a question, they
+    /// were the growth of the fix step on a config of hundreds of ports).
+    memo: Mutex<Memo>,
     /// `cfg_port` questions answered: (merge mode, patterns) → rows indexed by first column.
     port_rows: Mutex<PortQuestions>,
     /// Matches handed out so far (every level's, every call's), against [`budget`].
@@ -128,14 +156,18 @@ const MAX_MEMO: usize = 65_536;
 #[derive(Debug)]
 struct Stanzas {
     flat: bool,
-    /// Each line trimmed, as a byte range of the text.
-    spans: Vec<(usize, usize)>,
+    /// Each line trimmed, as a byte range of the text (32-bit: questions are answered only on
+    /// a text below 4 GiB, [`ConfigText::stanza_cfg`]).
+    spans: Vec<(u32, u32)>,
     tree: Tree,
     /// Every structural line as (parent key, hash of its trimmed text, line), sorted: the
     /// children of a parent with a given text are a run of it, in line order (a hash is
     /// checked against the text). Parent key: 0 for the top level, line + 1 below a line.
-    /// 24 bytes a line; a map from (parent, text) to lines cost ~120 (issue 19).
-    by_text: Vec<(usize, u64, usize)>,
+    /// 16 bytes a line; a map from (parent, text) to lines cost ~120 (issue 19). With the
+    /// spans, 24 bytes a line where 40 (and a span list grown by doubling) were a third of the
+    /// fix step's peak on a config of hundreds of ports (issue 19: memory within 20 times the
+    /// input).
+    by_text: Vec<(u32, u64, u32)>,
     hasher: std::hash::RandomState,
 }
 
@@ -154,17 +186,22 @@ impl Stanzas {
         lit: &'a str,
         h: u64,
     ) -> impl Iterator<Item = usize> + 'a {
+        // A key past 32 bits names no line (the text is below 4 GiB).
+        let parent = u32::try_from(parent).unwrap_or(u32::MAX);
         let from = self
             .by_text
             .partition_point(|&(p, x, _)| (p, x) < (parent, h));
         self.by_text[from..]
             .iter()
             .take_while(move |&&(p, x, _)| (p, x) == (parent, h))
-            .map(|&(_, _, k)| k)
-            .filter(move |&k| {
-                let (a, b) = self.spans[k];
-                &text[a..b] == lit
-            })
+            .map(|&(_, _, k)| k as usize)
+            .filter(move |&k| self.line(text, k) == lit)
+    }
+
+    /// Line `k`'s trimmed text.
+    fn line<'a>(&self, text: &'a str, k: usize) -> &'a str {
+        let (a, b) = self.spans[k];
+        &text[a as usize..b as usize]
     }
 }
 
@@ -227,7 +264,7 @@ impl ConfigText {
             text,
             stanzas: OnceLock::new(),
             json: OnceLock::new(),
-            memo: Mutex::new(HashMap::new()),
+            memo: Mutex::new(Memo::default()),
             port_rows: Mutex::new(HashMap::new()),
         }
     }
@@ -317,11 +354,13 @@ impl ConfigText {
 
     fn stanzas(&self, flat: bool) -> &Stanzas {
         self.stanzas.get_or_init(|| {
-            let mut spans = Vec::new();
+            // Below 4 GiB (`stanza_cfg` answers nothing on a larger text): offsets fit 32 bits.
+            let at32 = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+            let mut spans = Vec::with_capacity(self.text.lines().count());
             let mut at = 0;
             for l in self.text.lines() {
                 let start = at + (l.len() - l.trim_start().len());
-                spans.push((start, start + l.trim().len()));
+                spans.push((at32(start), at32(start + l.trim().len())));
                 // `lines` ends a line at \n, and drops a \r before it
                 at += l.len();
                 if self.text[at..].starts_with("\r\n") {
@@ -340,7 +379,8 @@ impl ConfigText {
                 let mut index = |parent: Option<usize>| {
                     for &k in tree.children_of(parent) {
                         let (a, b) = spans[k];
-                        by_text.push((key(parent), hasher.hash_one(&self.text[a..b]), k));
+                        let text = &self.text[a as usize..b as usize];
+                        by_text.push((at32(key(parent)), hasher.hash_one(text), at32(k)));
                     }
                 };
                 index(None);
@@ -363,6 +403,13 @@ impl ConfigText {
     /// `cfg(pats...)` over the config's stanzas (`flat`: every line top-level): for every
     /// match at the last level, the capture groups along the path.
     pub fn stanza_cfg(&self, pats: &[String], flat: bool) -> Result<Vec<Vec<String>>, String> {
+        // The index keeps 32-bit offsets. Only with `--max-file-size` raised past 4 GiB can a
+        // config be larger; its fixes are withheld with this reason.
+        if u32::try_from(self.text.len()).is_err() {
+            return Err(
+                "cfg(): the config is 4 GiB or larger: not indexed for fix questions".into(),
+            );
+        }
         let st = self.stanzas(flat);
         if st.flat != flat {
             return Err("cfg(): the config was read with another merge mode".into());
@@ -398,34 +445,33 @@ impl ConfigText {
                     .collect(),
             ),
             Matcher::Re(re) => {
-                let memo_key = (key(parent), p.clone());
-                let known = self
+                let mut memo = self
                     .memo
                     .lock()
-                    .map_err(|_| "cfg(): poisoned".to_string())?
-                    .get(&memo_key)
-                    .cloned();
-                match known {
-                    Some(m) => m,
+                    .map_err(|_| "cfg(): poisoned".to_string())?;
+                let memo_key = (key(parent), memo.number(p));
+                match memo.answers.get(&memo_key) {
+                    Some(m) => m.clone(),
                     None => {
-                        let m: Matches = Arc::new(
-                            st.tree
-                                .children_of(parent)
-                                .iter()
-                                .filter_map(|&k| {
-                                    let (a, b) = st.spans[k];
-                                    re.captures(&self.text[a..b]).map(|c| (k, groups(&c)))
-                                })
-                                .collect(),
-                        );
-                        if let Ok(mut memo) = self.memo.lock() {
-                            // A question without matches spends nothing of the budget, so the
-                            // memo's length is bounded here, as the compiled patterns' is.
-                            if memo.len() >= MAX_MEMO {
-                                memo.clear();
-                            }
-                            memo.insert(memo_key, m.clone());
+                        let v: Vec<_> = st
+                            .tree
+                            .children_of(parent)
+                            .iter()
+                            .filter_map(|&k| {
+                                re.captures(st.line(&self.text, k)).map(|c| (k, groups(&c)))
+                            })
+                            .collect();
+                        let m = if v.is_empty() {
+                            memo.none.clone()
+                        } else {
+                            Arc::new(v)
+                        };
+                        // A question without matches spends nothing of the budget, so the
+                        // memo's length is bounded here, as the compiled patterns' is.
+                        if memo.answers.len() >= MAX_MEMO {
+                            memo.answers.clear();
                         }
+                        memo.answers.insert(memo_key, m.clone());
                         m
                     }
                 }

@@ -18,8 +18,9 @@ use crate::rules::RuleSet;
 use anyhow::Result;
 use serde::Serialize;
 use spec::{ConfigText, Safety, Templates, WITHHOLD};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub const SCHEMA: &str = "fabric-audit/remediation/v1";
 
@@ -67,7 +68,7 @@ fn load_files(parsers_dir: Option<&Path>, embedded: impl Fn(&str) -> bool) -> Re
     })
 }
 
-/// A finding a step addresses.
+/// A finding a step addressed, named as `--apply-to-copy` reports it fixed or not.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Target {
     /// Shared with the finding (and its rule), not a copy per finding (issue 19).
@@ -81,7 +82,7 @@ pub struct Target {
 }
 
 impl Target {
-    fn of(f: &Finding, index: usize) -> Target {
+    pub(crate) fn of(f: &Finding, index: usize) -> Target {
         Target {
             rule: f.rule.clone(),
             severity: f.severity,
@@ -98,40 +99,44 @@ impl Target {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct Step {
     pub order: i64,
     pub safety: Safety,
     pub snippet: String,
-    /// The findings this step addresses.
-    pub fixes: Vec<Target>,
-    #[serde(skip)]
+    /// The findings this step addresses, by their index in the audit's findings: named (rule,
+    /// severity, device, port) when the plan is written ([`Shown`]), not copied into the plan.
+    pub fixes: Vec<usize>,
     sort_if: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone)]
 pub struct DevicePlan {
     pub device: String,
     pub platform: String,
     /// Snapshot-relative config file the steps merge into (`--apply-to-copy`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub config: Option<String>,
     pub steps: Vec<Step>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// A finding no snippet fixes, and why.
+///
+/// The finding is its index in the audit's findings, and equal reasons are one string: a
+/// plan held a copy of each withheld finding's device and port and its own copy of the
+/// reason, ~340 bytes each, a fifth of the audit's peak on a config whose interface ranges
+/// name hundreds of ports with a withheld finding each (issue 19: memory within 20 times the
+/// input). The plan as written is unchanged ([`Shown`]).
+#[derive(Debug, Clone)]
 pub struct Withheld {
-    #[serde(flatten)]
-    pub finding: Target,
+    pub index: usize,
     /// `no_fix` (the platform states why no snippet exists), `withheld` (a value failed the
     /// identifier syntax, or the template refused), or `no_template`.
     pub kind: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub platform: Option<String>,
-    pub reason: String,
+    pub reason: Arc<str>,
 }
 
-#[derive(Debug, Clone, Serialize, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Plan {
     pub schema: &'static str,
     pub devices: Vec<DevicePlan>,
@@ -415,11 +420,11 @@ pub fn plan_with(
     // (device, snippet) → step
     let mut steps: BTreeMap<(String, String), Step> = BTreeMap::new();
     let mut withheld = Vec::new();
+    let mut reasons: HashSet<Arc<str>> = HashSet::new();
     for (idx, f) in a.findings.iter().enumerate() {
         if f.undecided() {
             continue;
         }
-        let target = Target::of(f, idx);
         let fjson = minijinja::Value::from(minijinja::value::Serde(f));
         let mut ends: Vec<End> = vec![(f.device.clone(), f.interface.clone(), None)];
         // Link rules may be fixed at either end; other rules on the finding's own device.
@@ -482,8 +487,8 @@ pub fn plan_with(
                             });
                         step.order = step.order.min(fix.order);
                         step.safety = step.safety.max(fix.safety);
-                        if !step.fixes.contains(&target) {
-                            step.fixes.push(target.clone());
+                        if !step.fixes.contains(&idx) {
+                            step.fixes.push(idx);
                         }
                     }
                     Rendered::Nothing => nothing = true,
@@ -522,8 +527,17 @@ pub fn plan_with(
                 ),
             )
         };
+        // One string per distinct reason (many findings share theirs).
+        let reason = match reasons.get(reason.as_str()) {
+            Some(r) => r.clone(),
+            None => {
+                let r: Arc<str> = reason.into();
+                reasons.insert(r.clone());
+                r
+            }
+        };
         withheld.push(Withheld {
-            finding: target,
+            index: idx,
             kind,
             platform,
             reason,
@@ -567,8 +581,8 @@ pub fn attach(a: &mut Audit, rules: &RuleSet, snapshot: &[PathBuf], templates: &
 pub fn attach_plan(a: &mut Audit, p: &Plan) {
     for d in &p.devices {
         for s in &d.steps {
-            for t in &s.fixes {
-                if let Some(f) = a.findings.get_mut(t.index)
+            for &i in &s.fixes {
+                if let Some(f) = a.findings.get_mut(i)
                     && f.remediation.is_none()
                 {
                     f.remediation = Some(Box::new(Remediation {
@@ -583,62 +597,212 @@ pub fn attach_plan(a: &mut Audit, p: &Plan) {
     }
 }
 
-/// Keep only one device's steps and withheld findings.
-pub fn only_device(p: &mut Plan, device: &str) {
+/// Keep only one device's steps and withheld findings (`findings`: the audit's the plan was
+/// made of).
+pub fn only_device(p: &mut Plan, findings: &[Finding], device: &str) {
     p.devices.retain(|d| d.device == device);
-    p.withheld.retain(|w| w.finding.device == device);
+    p.withheld
+        .retain(|w| findings.get(w.index).is_some_and(|f| f.device == device));
 }
 
-pub fn json(p: &Plan) -> String {
-    serde_json::to_string_pretty(p).unwrap_or_default() + "\n"
+/// A plan as written, its findings named from the audit the plan was made of.
+pub struct Shown<'a> {
+    pub plan: &'a Plan,
+    pub findings: &'a [Finding],
 }
 
-pub fn text(p: &Plan) -> String {
-    let mut out = String::new();
+/// A finding as a plan names it.
+#[derive(Serialize)]
+struct Named<'a> {
+    rule: &'a str,
+    severity: Severity,
+    device: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interface: Option<&'a str>,
+}
+
+impl<'a> Named<'a> {
+    fn of(f: &'a Finding) -> Named<'a> {
+        Named {
+            rule: &f.rule,
+            severity: f.severity,
+            device: &f.device,
+            interface: f.interface.as_deref(),
+        }
+    }
+}
+
+/// A step's findings, as the plan names them.
+struct Fixes<'a>(&'a [usize], &'a [Finding]);
+
+impl Serialize for Fixes<'_> {
+    fn serialize<Z: serde::Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+        z.collect_seq(self.0.iter().filter_map(|&i| self.1.get(i)).map(Named::of))
+    }
+}
+
+#[derive(Serialize)]
+struct StepOut<'a> {
+    order: i64,
+    safety: Safety,
+    snippet: &'a str,
+    fixes: Fixes<'a>,
+}
+
+struct Steps<'a>(&'a [Step], &'a [Finding]);
+
+impl Serialize for Steps<'_> {
+    fn serialize<Z: serde::Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+        z.collect_seq(self.0.iter().map(|s| StepOut {
+            order: s.order,
+            safety: s.safety,
+            snippet: &s.snippet,
+            fixes: Fixes(&s.fixes, self.1),
+        }))
+    }
+}
+
+#[derive(Serialize)]
+struct DeviceOut<'a> {
+    device: &'a str,
+    platform: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    config: Option<&'a str>,
+    steps: Steps<'a>,
+}
+
+struct Devices<'a>(&'a [DevicePlan], &'a [Finding]);
+
+impl Serialize for Devices<'_> {
+    fn serialize<Z: serde::Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+        z.collect_seq(self.0.iter().map(|d| DeviceOut {
+            device: &d.device,
+            platform: &d.platform,
+            config: d.config.as_deref(),
+            steps: Steps(&d.steps, self.1),
+        }))
+    }
+}
+
+#[derive(Serialize)]
+struct WithheldOut<'a> {
+    #[serde(flatten)]
+    finding: Named<'a>,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    platform: Option<&'a str>,
+    reason: &'a str,
+}
+
+struct WithheldList<'a>(&'a [Withheld], &'a [Finding]);
+
+impl Serialize for WithheldList<'_> {
+    fn serialize<Z: serde::Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+        z.collect_seq(self.0.iter().filter_map(|w| {
+            Some(WithheldOut {
+                finding: Named::of(self.1.get(w.index)?),
+                kind: w.kind,
+                platform: w.platform.as_deref(),
+                reason: &w.reason,
+            })
+        }))
+    }
+}
+
+impl Serialize for Shown<'_> {
+    /// The fields and order the plan's JSON has always had (`fabric-audit/remediation/v1`).
+    fn serialize<Z: serde::Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
+        use serde::ser::SerializeStruct;
+        let mut o = z.serialize_struct("Plan", 3)?;
+        o.serialize_field("schema", self.plan.schema)?;
+        o.serialize_field("devices", &Devices(&self.plan.devices, self.findings))?;
+        o.serialize_field(
+            "withheld",
+            &WithheldList(&self.plan.withheld, self.findings),
+        )?;
+        o.end()
+    }
+}
+
+/// The plan as JSON, written to `w` as it is made (not built in memory first).
+pub fn write_json(
+    p: &Plan,
+    findings: &[Finding],
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(w);
+    serde_json::to_writer_pretty(&mut w, &Shown { plan: p, findings })?;
+    w.write_all(b"\n")?;
+    w.flush()
+}
+
+/// The plan as text, written to `w` as it is made.
+pub fn write_text(
+    p: &Plan,
+    findings: &[Finding],
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::new(w);
+    let label = |i: usize| findings.get(i).map(|f| Target::of(f, i).label());
     if p.devices.is_empty() {
-        out.push_str("No snippet to apply.\n");
+        writeln!(w, "No snippet to apply.")?;
     }
     for d in &p.devices {
-        out.push_str(&format!(
-            "{} ({}{}): apply in this order\n",
+        writeln!(
+            w,
+            "{} ({}{}): apply in this order",
             d.device,
             d.platform,
             d.config
                 .as_deref()
                 .map(|c| format!(", {c}"))
                 .unwrap_or_default()
-        ));
+        )?;
         for (k, s) in d.steps.iter().enumerate() {
-            let fixes: Vec<String> = s.fixes.iter().map(Target::label).collect();
-            out.push_str(&format!(
-                "  {}. [{}] fixes {}\n",
+            let fixes: Vec<String> = s.fixes.iter().filter_map(|&i| label(i)).collect();
+            writeln!(
+                w,
+                "  {}. [{}] fixes {}",
                 k + 1,
                 s.safety.as_str(),
                 fixes.join(", ")
-            ));
+            )?;
             for l in s.snippet.lines() {
-                out.push_str(&format!("       {l}\n"));
+                writeln!(w, "       {l}")?;
             }
         }
-        out.push('\n');
+        writeln!(w)?;
     }
     if !p.withheld.is_empty() {
-        out.push_str("No snippet for:\n");
-        for w in &p.withheld {
-            out.push_str(&format!(
-                "  {} ({}) [{}{}]: no automatic fix: {}\n",
-                w.finding.label(),
-                w.finding.severity.as_str(),
-                w.kind,
-                w.platform
+        writeln!(w, "No snippet for:")?;
+        for x in &p.withheld {
+            let Some(f) = findings.get(x.index) else {
+                continue;
+            };
+            writeln!(
+                w,
+                "  {} ({}) [{}{}]: no automatic fix: {}",
+                Target::of(f, x.index).label(),
+                f.severity.as_str(),
+                x.kind,
+                x.platform
                     .as_deref()
                     .map(|p| format!(", {p}"))
                     .unwrap_or_default(),
-                w.reason
-            ));
+                x.reason
+            )?;
         }
     }
-    out
+    w.flush()
+}
+
+/// The plan as text.
+pub fn text(p: &Plan, findings: &[Finding]) -> String {
+    let mut v = Vec::new();
+    let _ = write_text(p, findings, &mut v);
+    String::from_utf8(v).unwrap_or_default()
 }
 
 #[cfg(test)]

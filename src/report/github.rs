@@ -31,8 +31,14 @@ pub fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// The annotations as one string (what [`write`] writes).
 pub fn render(r: &Review) -> String {
-    let mut out = String::new();
+    super::spill::to_string(|w| write(r, w))
+}
+
+/// The annotations written to `w` a piece at a time ([`super::spill::Out`]).
+pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut out = super::spill::Out::new(w);
     for f in r.new.iter() {
         let cmd = match f.severity {
             Severity::Error => "error",
@@ -57,6 +63,7 @@ pub fn render(r: &Review) -> String {
             props.join(","),
             data(&f.message)
         ));
+        out.spill();
     }
     out.push_str(&format!(
         "::notice title=fabric-audit::{}\n",
@@ -88,5 +95,5 @@ pub fn render(r: &Review) -> String {
             data(&list.join("; "))
         ));
     }
-    out
+    out.finish()
 }

@@ -8,6 +8,7 @@
 
 use super::html_svg;
 use super::input::{Review, Scope};
+use super::spill::Out;
 use crate::finding::{Finding, Severity};
 use crate::report::input::Waived;
 use sha2::{Digest, Sha256};
@@ -53,70 +54,12 @@ fn csp_hash(text: &str) -> String {
 
 /// The report as one string (what [`write`] writes).
 pub fn render(r: &Review) -> String {
-    let mut out = Vec::new();
-    // Writing into a Vec fails only if memory does.
-    let _ = write(r, &mut out);
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// What is written so far, sent on to the writer whenever a piece is done and it holds
-/// [`Out::SPILL`] bytes or more: the findings' rows are the bulk of the page (about 1 KiB a
-/// finding), and building the whole page first held it all (issue 19: on a config whose
-/// ranges name hundreds of ports, the page was the audit's peak; on a large fabric, megabytes).
-struct Out<'w> {
-    buf: String,
-    w: &'w mut dyn std::io::Write,
-    err: Option<std::io::Error>,
-}
-
-impl Out<'_> {
-    const SPILL: usize = 1 << 16;
-
-    /// Send what is held on if it is [`Out::SPILL`] bytes or more.
-    fn spill(&mut self) {
-        if self.buf.len() >= Self::SPILL {
-            self.send();
-        }
-    }
-
-    fn send(&mut self) {
-        if self.err.is_none()
-            && let Err(e) = self.w.write_all(self.buf.as_bytes())
-        {
-            self.err = Some(e);
-        }
-        self.buf.clear();
-    }
-
-    fn finish(mut self) -> std::io::Result<()> {
-        self.send();
-        match self.err {
-            Some(e) => Err(e),
-            None => self.w.flush(),
-        }
-    }
-}
-
-impl std::ops::Deref for Out<'_> {
-    type Target = String;
-    fn deref(&self) -> &String {
-        &self.buf
-    }
-}
-
-impl std::ops::DerefMut for Out<'_> {
-    fn deref_mut(&mut self) -> &mut String {
-        &mut self.buf
-    }
+    super::spill::to_string(|w| write(r, w))
 }
 
 /// The report written to `w` piece by piece (see [`Out`]); the bytes are [`render`]'s.
 pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
-    let mut s = Out {
-        buf: String::new(),
-        w,
-        err: None,
-    };
+    let mut s = Out::new(w);
     let csp = format!(
         "default-src 'none'; style-src {}; script-src {}; img-src data:; base-uri 'none'; form-action 'none'",
         csp_hash(CSS),

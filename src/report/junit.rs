@@ -12,21 +12,61 @@
 //! that checked objects and found nothing get one passing case each, so a clean fabric shows a
 //! green suite rather than an empty file.
 
-use super::input::Review;
+use super::input::{Review, Waived, WaiverEntry};
 use crate::finding::{Finding, Severity};
 use std::collections::BTreeMap;
 
+/// One line of a case's `<system-out>`, made when the case is written: a line held per
+/// finding (its device, port, message and source joined) was the document's size again beside
+/// the findings before any of it was written (issue 19: memory within 20 times the input).
+enum Note<'a> {
+    /// A new finding that is not an error.
+    New(&'a Finding),
+    /// An unchanged or fixed finding, with that label.
+    Was(&'static str, &'a Finding),
+    Waived(&'a Waived),
+}
+
+impl Note<'_> {
+    fn line(&self, r: &Review) -> String {
+        match self {
+            Note::New(f) => {
+                let label = if r.is_change() { "new " } else { "" };
+                format!("{label}{}: {}", f.severity.as_str(), describe(r, f))
+            }
+            Note::Was(label, f) => format!("{label} {}: {}", f.severity.as_str(), describe(r, f)),
+            Note::Waived(w) => format!(
+                "waived {}: {} [{}:{}]",
+                w.finding.severity.as_str(),
+                describe(r, &w.finding),
+                w.waiver.file,
+                w.waiver.line
+            ),
+        }
+    }
+}
+
 #[derive(Default)]
-struct Case {
+struct Case<'a> {
     title: String,
-    failures: Vec<String>,
-    notes: Vec<String>,
-    waived: Vec<String>,
+    failures: Vec<&'a Finding>,
+    notes: Vec<Note<'a>>,
+    waived: Vec<&'a WaiverEntry>,
     /// Checks that could not decide (their input was not collected, or the platform never
     /// provides it).
-    undecided: Vec<String>,
+    undecided: Vec<&'a Finding>,
     /// True when the case holds anything besides waived and undecided findings.
     other: bool,
+}
+
+impl Case<'_> {
+    /// Counted as a failure (an error finding), or as skipped (only waived and undecided).
+    fn fails(&self) -> bool {
+        !self.failures.is_empty()
+    }
+    fn skipped(&self) -> bool {
+        !self.fails() && !self.other && (!self.waived.is_empty() || !self.undecided.is_empty())
+    }
 }
 
 fn describe(r: &Review, f: &Finding) -> String {
@@ -46,7 +86,14 @@ fn describe(r: &Review, f: &Finding) -> String {
     s
 }
 
+/// The document as one string (what [`write`] writes).
 pub fn render(r: &Review) -> String {
+    super::spill::to_string(|w| write(r, w))
+}
+
+/// The document written to `w` a case at a time ([`super::spill::Out`]): the suites' counts
+/// are taken first, then each case's lines are made, escaped and written.
+pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let family = |rule: &str| -> String {
         r.audit
             .catalog
@@ -68,188 +115,177 @@ pub fn render(r: &Review) -> String {
     // (family, rule, device) → case
     let mut cases: BTreeMap<Key, Case> = BTreeMap::new();
     let key = |f: &Finding| (family(&f.rule), f.rule.to_string(), f.device.clone());
-    let change = r.is_change();
     for f in r.new.iter() {
-        let line = describe(r, f);
         let c = entry(&mut cases, key(f), || title(f));
         if f.undecided() {
             // A check that could not decide neither passed nor failed: skipped, saying why.
-            c.undecided.push(line);
+            c.undecided.push(f);
             continue;
         }
         c.other = true;
         if f.severity == Severity::Error {
-            c.failures.push(line);
+            c.failures.push(f);
         } else {
-            let label = if change { "new " } else { "" };
-            c.notes
-                .push(format!("{label}{}: {line}", f.severity.as_str()));
+            c.notes.push(Note::New(f));
         }
     }
     for (label, fs) in [("unchanged", &r.unchanged), ("fixed", &r.fixed)] {
         for f in fs {
-            let line = format!("{label} {}: {}", f.severity.as_str(), describe(r, f));
             let c = entry(&mut cases, key(f), || title(f));
             c.other = true;
-            c.notes.push(line);
+            c.notes.push(Note::Was(label, f));
         }
     }
     for w in r.waived.iter() {
-        let note = format!(
-            "waived: {} ({}, until {})",
-            w.waiver.reason, w.waiver.owner, w.waiver.expires
-        );
-        let line = format!(
-            "waived {}: {} [{}:{}]",
-            w.finding.severity.as_str(),
-            describe(r, &w.finding),
-            w.waiver.file,
-            w.waiver.line
-        );
         let c = entry(&mut cases, key(&w.finding), || title(&w.finding));
-        c.waived.push(note);
-        c.notes.push(line);
+        c.waived.push(&w.waiver);
+        c.notes.push(Note::Waived(w));
     }
-    let with_case: std::collections::BTreeSet<String> =
-        cases.keys().map(|(_, rule, _)| rule.clone()).collect();
-    let mut passing: Vec<(String, String, String, usize)> = Vec::new();
+    let with_case: std::collections::BTreeSet<&str> =
+        cases.keys().map(|(_, rule, _)| rule.as_str()).collect();
+    let mut passing: Vec<(String, &str, String, usize)> = Vec::new();
     for (rule, n) in &r.audit.passes.count {
-        if *n > 0 && !with_case.contains(rule) {
+        if *n > 0 && !with_case.contains(rule.as_str()) {
             let t = r
                 .audit
                 .catalog
                 .iter()
                 .find(|s| &s.id == rule)
                 .map_or_else(String::new, |s| s.title.clone());
-            passing.push((family(rule), rule.clone(), t, *n));
+            passing.push((family(rule), rule, t, *n));
         }
     }
+    drop(with_case);
 
-    // family → testcase elements, with (tests, failures, skipped). Each case's lines are
-    // escaped straight into its suite and freed with the case: a case can hold every finding
-    // of a rule on a device (thousands on a large switch), and joining, escaping and
-    // formatting them made three more copies of them at once (issue 19).
-    let mut suites: BTreeMap<String, (String, usize, usize, usize)> = BTreeMap::new();
-    for ((fam, rule, device), c) in cases {
+    // family → (tests, failures, skipped)
+    let mut suites: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+    for ((fam, ..), c) in &cases {
         let s = suites.entry(fam).or_default();
-        s.1 += 1;
-        let name = format!("{rule} {}", c.title);
-        s.0.push_str(&format!(
-            "    <testcase classname=\"{}\" name=\"{}\">\n",
-            attr(&device),
-            attr(name.trim_end())
-        ));
-        if !c.failures.is_empty() {
-            s.2 += 1;
-            let n = c.failures.len();
-            s.0.push_str(&format!(
-                "      <failure message=\"{}\" type=\"error\">",
-                attr(&format!(
-                    "{n} error finding{}: {}",
-                    if n == 1 { "" } else { "s" },
-                    c.failures.first().map_or("", String::as_str)
-                ))
-            ));
-            text_lines(&mut s.0, "", &c.failures);
-            s.0.push_str("</failure>\n");
-        } else if !c.other && (!c.waived.is_empty() || !c.undecided.is_empty()) {
-            s.3 += 1;
-            let why: Vec<String> = c
-                .undecided
-                .iter()
-                .map(|u| format!("could not decide: {u}"))
-                .chain(c.waived.iter().cloned())
-                .collect();
-            s.0.push_str(&format!(
-                "      <skipped message=\"{}\"/>\n",
-                attr(&why.join("; "))
-            ));
-        } else if !c.undecided.is_empty() {
-            // Decided findings besides: the case stands on them, the undecided ones are told.
-            s.0.push_str("      <system-err>");
-            text_lines(&mut s.0, "could not decide: ", &c.undecided);
-            s.0.push_str("</system-err>\n");
-        }
-        if !c.notes.is_empty() {
-            s.0.push_str("      <system-out>");
-            text_lines(&mut s.0, "", &c.notes);
-            s.0.push_str("</system-out>\n");
-        }
-        s.0.push_str("    </testcase>\n");
+        s.0 += 1;
+        s.1 += usize::from(c.fails());
+        s.2 += usize::from(c.skipped());
     }
-    for (fam, rule, t, n) in &passing {
-        let s = suites.entry(fam.clone()).or_default();
-        s.1 += 1;
-        s.0.push_str(&format!(
-            "    <testcase classname=\"all devices\" name=\"{}\">\n      <system-out>{n} object{} checked, none failing</system-out>\n    </testcase>\n",
-            attr(format!("{rule} {t}").trim_end()),
-            if *n == 1 { "" } else { "s" }
-        ));
-    }
-    if suites.is_empty() {
-        suites.insert(
-            "fabric-audit".into(),
-            (
-                "    <testcase classname=\"fabric-audit\" name=\"audit\">\n      <system-out>no finding</system-out>\n    </testcase>\n".into(),
-                1,
-                0,
-                0,
-            ),
-        );
+    for (fam, ..) in &passing {
+        suites.entry(fam).or_default().0 += 1;
     }
     let (tests, failures, skipped) = suites
         .values()
-        .fold((0, 0, 0), |a, s| (a.0 + s.1, a.1 + s.2, a.2 + s.3));
-    // Sized once, and each suite's body freed as it is copied in: the document is the size of
-    // the bodies, so growing it by doubling, or formatting each body into a copy first, held
-    // up to twice the report beside the bodies.
-    let heads: Vec<String> = suites
-        .iter()
-        .map(|(fam, (_, t, f, s))| {
-            format!(
-                "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">\n",
-                attr(fam)
-            )
-        })
-        .collect();
-    let top = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fabric-audit\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n"
-    );
-    const SUITE_END: &str = "  </testsuite>\n";
-    const END: &str = "</testsuites>\n";
-    let size = top.len()
-        + heads.iter().map(String::len).sum::<usize>()
-        + suites
-            .values()
-            .map(|s| s.0.len() + SUITE_END.len())
-            .sum::<usize>()
-        + END.len();
-    let mut out = String::with_capacity(size);
-    out.push_str(&top);
-    for (head, (_, (body, ..))) in heads.iter().zip(suites) {
-        out.push_str(head);
-        out.push_str(&body);
-        out.push_str(SUITE_END);
+        .fold((0, 0, 0), |a, s| (a.0 + s.0, a.1 + s.1, a.2 + s.2));
+    let mut out = super::spill::Out::new(w);
+    if suites.is_empty() {
+        out.push_str(concat!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n",
+            "<testsuites name=\"fabric-audit\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\">\n",
+            "  <testsuite name=\"fabric-audit\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\">\n",
+            "    <testcase classname=\"fabric-audit\" name=\"audit\">\n      <system-out>no finding</system-out>\n    </testcase>\n",
+            "  </testsuite>\n</testsuites>\n"
+        ));
+        return out.finish();
     }
-    out.push_str(END);
-    out
+    out.push_str(&format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fabric-audit\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\">\n"
+    ));
+    // The cases are in (family, rule, device) order: each family's are one run of them.
+    let mut cases = cases.iter().peekable();
+    for (fam, (t, f, s)) in &suites {
+        out.push_str(&format!(
+            "  <testsuite name=\"{}\" tests=\"{t}\" failures=\"{f}\" errors=\"0\" skipped=\"{s}\">\n",
+            attr(fam)
+        ));
+        while let Some(((_, rule, device), c)) = cases.next_if(|((f, ..), _)| f == fam) {
+            case(&mut out, r, rule, device, c);
+            out.spill();
+        }
+        for (_, rule, t, n) in passing.iter().filter(|p| p.0 == *fam) {
+            out.push_str(&format!(
+                "    <testcase classname=\"all devices\" name=\"{}\">\n      <system-out>{n} object{} checked, none failing</system-out>\n    </testcase>\n",
+                attr(format!("{rule} {t}").trim_end()),
+                if *n == 1 { "" } else { "s" }
+            ));
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out.finish()
+}
+
+/// One `<testcase>`: a failure (the case's error findings), skipped (only waived and
+/// undecided ones, saying why), the undecided told beside decided findings, and the other
+/// findings' lines.
+fn case(s: &mut String, r: &Review, rule: &str, device: &str, c: &Case) {
+    let name = format!("{rule} {}", c.title);
+    s.push_str(&format!(
+        "    <testcase classname=\"{}\" name=\"{}\">\n",
+        attr(device),
+        attr(name.trim_end())
+    ));
+    if c.fails() {
+        let n = c.failures.len();
+        s.push_str(&format!(
+            "      <failure message=\"{}\" type=\"error\">",
+            attr(&format!(
+                "{n} error finding{}: {}",
+                if n == 1 { "" } else { "s" },
+                c.failures
+                    .first()
+                    .map(|f| describe(r, f))
+                    .unwrap_or_default()
+            ))
+        ));
+        text_lines(s, "", c.failures.iter().map(|f| describe(r, f)));
+        s.push_str("</failure>\n");
+    } else if c.skipped() {
+        let why: Vec<String> = c
+            .undecided
+            .iter()
+            .map(|u| format!("could not decide: {}", describe(r, u)))
+            .chain(
+                c.waived
+                    .iter()
+                    .map(|w| format!("waived: {} ({}, until {})", w.reason, w.owner, w.expires)),
+            )
+            .collect();
+        s.push_str(&format!(
+            "      <skipped message=\"{}\"/>\n",
+            attr(&why.join("; "))
+        ));
+    } else if !c.undecided.is_empty() {
+        // Decided findings besides: the case stands on them, the undecided ones are told.
+        s.push_str("      <system-err>");
+        text_lines(
+            s,
+            "could not decide: ",
+            c.undecided.iter().map(|f| describe(r, f)),
+        );
+        s.push_str("</system-err>\n");
+    }
+    if !c.notes.is_empty() {
+        s.push_str("      <system-out>");
+        text_lines(s, "", c.notes.iter().map(|n| n.line(r)));
+        s.push_str("</system-out>\n");
+    }
+    s.push_str("    </testcase>\n");
 }
 
 type Key = (String, String, String);
 
 /// `lines` joined by line breaks, each after `prefix`, escaped as element content onto `out`:
 /// the same text as [`text`] of the joined lines, without making the joined copy.
-fn text_lines(out: &mut String, prefix: &str, lines: &[String]) {
-    for (n, l) in lines.iter().enumerate() {
+fn text_lines(out: &mut String, prefix: &str, lines: impl Iterator<Item = String>) {
+    for (n, l) in lines.enumerate() {
         if n > 0 {
             out.push('\n');
         }
         text_onto(out, prefix);
-        text_onto(out, l);
+        text_onto(out, &l);
     }
 }
 
-fn entry(cases: &mut BTreeMap<Key, Case>, key: Key, title: impl FnOnce() -> String) -> &mut Case {
+fn entry<'c, 'a>(
+    cases: &'c mut BTreeMap<Key, Case<'a>>,
+    key: Key,
+    title: impl FnOnce() -> String,
+) -> &'c mut Case<'a> {
     let c = cases.entry(key).or_default();
     if c.title.is_empty() {
         c.title = title();

@@ -17,34 +17,56 @@ pub fn render(r: &Review) -> String {
     render_bounded(r, MAX_BYTES)
 }
 
-/// One finding row of a class table, and what the row's section shows below the table.
-struct Row {
-    /// The row's table line, joined as it is made: every finding gets a row though only the
-    /// first 60 KB are shown, and its six cells apart (six strings with their spare room) were
-    /// the most of this report's memory on a config of hundreds of ports with a few findings
-    /// each (issue 19: peak memory within 20 times the input).
-    line: String,
-    rule: String,
-    severity: Severity,
+/// One finding row of a class table.
+///
+/// Its table line is made when the row is written: every finding gets a row, though only
+/// the first 60 KB are shown and the rest are counted in the closing note. Lines made for
+/// all rows first were this report's peak on a config of hundreds of ports with a few
+/// findings each, 500 KB for 948 findings (issue 19: peak memory within 20 times the input).
+struct Row<'a> {
+    f: &'a Finding,
+    /// A waived finding's waiver (its cells replace the fix column).
+    waiver: Option<&'a super::input::WaiverEntry>,
+}
+
+impl<'a> Row<'a> {
+    fn line(&self, r: &Review) -> String {
+        let mut cells = finding_cells(r, self.f);
+        if let Some(w) = self.waiver {
+            cells.pop();
+            cells.extend([
+                text(&w.reason),
+                text(&w.owner),
+                text(&w.expires),
+                text(&format!("{}:{}", w.file, w.line)),
+            ]);
+        }
+        table_line(cells.into_iter())
+    }
+
+    /// (severity, rule) for the closing note's counts.
+    fn counted(&self) -> (Severity, &'a str) {
+        (self.f.severity, &self.f.rule)
+    }
 }
 
 /// A `<details>` block: one device's findings of one severity (the findings sections are spent
 /// errors first), and the fixes to apply on that device, each naming the finding it fixes
 /// (a link's finding may be fixed at the other end: its fix is under that device).
-struct Block {
+struct Block<'a> {
     device: String,
     severity: Option<Severity>,
-    rows: Vec<Row>,
+    rows: Vec<Row<'a>>,
     /// (labels of the findings fixed, the fenced snippet, applied at a link's other end).
     fixes: Vec<(Vec<String>, String, bool)>,
     remedies: Vec<String>,
 }
 
-struct Section {
+struct Section<'a> {
     title: String,
     open: bool,
     header: &'static [&'static str],
-    blocks: Vec<Block>,
+    blocks: Vec<Block<'a>>,
 }
 
 /// Render with a size bound in bytes (the note of findings left out included). The budget is
@@ -55,7 +77,7 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
     out.push_str(&counts_table(r));
     out.push_str(&causes_list(r, max_bytes / 5));
     let mut shown_any = false;
-    let mut cut: Vec<(Severity, String)> = Vec::new();
+    let mut cut: Vec<(Severity, &str)> = Vec::new();
     let room = NOTE_ROOM.min(max_bytes / 4);
     for s in sections(r) {
         let total: usize = s.blocks.iter().map(|b| b.rows.len()).sum();
@@ -64,14 +86,14 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
             cut.extend(
                 s.blocks
                     .iter()
-                    .flat_map(|b| b.rows.iter().map(|r| (r.severity, r.rule.clone()))),
+                    .flat_map(|b| b.rows.iter().map(Row::counted)),
             );
             continue;
         }
         out.push_str(&heading);
         for b in s.blocks {
             if !cut.is_empty() {
-                cut.extend(b.rows.iter().map(|r| (r.severity, r.rule.clone())));
+                cut.extend(b.rows.iter().map(Row::counted));
                 continue;
             }
             let n = b.rows.len();
@@ -96,7 +118,7 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
             let mut body = String::new();
             let mut fitted = 0;
             for row in &b.rows {
-                let line = row.line.clone() + "\n";
+                let line = row.line(r) + "\n";
                 if out.len() + head.len() + body.len() + line.len() + foot.len() + room > max_bytes
                 {
                     break;
@@ -104,11 +126,7 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
                 body.push_str(&line);
                 fitted += 1;
             }
-            cut.extend(
-                b.rows[fitted..]
-                    .iter()
-                    .map(|r| (r.severity, r.rule.clone())),
-            );
+            cut.extend(b.rows[fitted..].iter().map(Row::counted));
             // The fixes of the block, as many as fit whole.
             let mut remedies = String::new();
             for m in &b.remedies {
@@ -150,24 +168,23 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
 /// "… 1698 more findings not shown (see the JSON report): 1200 error (PFC003 ×800, ECN001
 /// ×400), 498 warning (ECN002 ×498)", within `room` bytes (rules past it are counted as
 /// "N more rules").
-fn cut_note(cut: &[(Severity, String)], room: usize) -> String {
+fn cut_note(cut: &[(Severity, &str)], room: usize) -> String {
     let n = cut.len();
     let mut out = format!(
         "… {n} more finding{} not shown (see the JSON report)",
         if n == 1 { "" } else { "s" }
     );
-    let mut per: std::collections::BTreeMap<(std::cmp::Reverse<Severity>, String), usize> =
+    let mut per: std::collections::BTreeMap<(std::cmp::Reverse<Severity>, &str), usize> =
         Default::default();
-    for (sev, rule) in cut {
-        *per.entry((std::cmp::Reverse(*sev), rule.clone()))
-            .or_default() += 1;
+    for &(sev, rule) in cut {
+        *per.entry((std::cmp::Reverse(sev), rule)).or_default() += 1;
     }
     let mut parts: Vec<String> = Vec::new();
     for sev in [Severity::Error, Severity::Warning, Severity::Info] {
-        let mut rules: Vec<(&String, usize)> = per
+        let mut rules: Vec<(&str, usize)> = per
             .iter()
             .filter(|((s, _), _)| s.0 == sev)
-            .map(|((_, r), k)| (r, *k))
+            .map(|((_, r), k)| (*r, *k))
             .collect();
         if rules.is_empty() {
             continue;
@@ -315,17 +332,12 @@ const WAIVED_HEADER: &[&str] = &[
     "waiver",
 ];
 
-fn sections(r: &Review) -> Vec<Section> {
-    let row = |f: &Finding, line: String| Row {
-        line,
-        rule: f.rule.to_string(),
-        severity: f.severity,
-    };
+fn sections<'a>(r: &'a Review) -> Vec<Section<'a>> {
     // Worst first: (severity, device) blocks in report order; each finding's fix under the
     // device it is applied on.
-    let blocks = |fs: Vec<(&Finding, String)>, by_severity: bool| -> Vec<Block> {
+    let blocks = |fs: Vec<Row<'a>>, by_severity: bool| -> Vec<Block<'a>> {
         let mut fs = fs;
-        fs.sort_by(|a, b| super::groups::worst_first(a.0, b.0));
+        fs.sort_by(|a, b| super::groups::worst_first(a.f, b.f));
         let mut out: Vec<Block> = Vec::new();
         let slot = |out: &mut Vec<Block>, device: &str, sev: Option<Severity>| -> usize {
             match out
@@ -345,10 +357,11 @@ fn sections(r: &Review) -> Vec<Section> {
                 }
             }
         };
-        for (f, line) in fs {
+        for row in fs {
+            let f = row.f;
             let sev = by_severity.then_some(f.severity);
             let k = slot(&mut out, &f.device, sev);
-            out[k].rows.push(row(f, line));
+            out[k].rows.push(row);
             let Some((label, block)) = remedy(r, f) else {
                 continue;
             };
@@ -377,21 +390,19 @@ fn sections(r: &Review) -> Vec<Section> {
         }
         out
     };
-    fn cells<'f>(r: &Review, f: &'f Finding) -> (&'f Finding, String) {
-        (f, row_line(finding_cells(r, f)))
-    }
+    let plain = |f| Row { f, waiver: None };
     let mut out = vec![Section {
         title: if r.is_change() { "New" } else { "Findings" }.into(),
         open: true,
         header: FINDING_HEADER,
-        blocks: blocks(r.new.iter().map(|f| cells(r, f)).collect(), true),
+        blocks: blocks(r.new.iter().map(plain).collect(), true),
     }];
     if !r.fixed.is_empty() {
         out.push(Section {
             title: "Fixed".into(),
             open: false,
             header: FINDING_HEADER,
-            blocks: blocks(r.fixed.iter().map(|f| cells(r, f)).collect(), false)
+            blocks: blocks(r.fixed.iter().map(plain).collect(), false)
                 .into_iter()
                 .map(|mut b| {
                     b.remedies.clear();
@@ -405,17 +416,9 @@ fn sections(r: &Review) -> Vec<Section> {
         let rows = r
             .waived
             .iter()
-            .map(|w| {
-                let f = &w.finding;
-                let mut cells = finding_cells(r, f);
-                cells.pop();
-                cells.extend([
-                    text(&w.waiver.reason),
-                    text(&w.waiver.owner),
-                    text(&w.waiver.expires),
-                    text(&format!("{}:{}", w.waiver.file, w.waiver.line)),
-                ]);
-                (f, row_line(cells))
+            .map(|w| Row {
+                f: &w.finding,
+                waiver: Some(&w.waiver),
             })
             .collect();
         out.push(Section {
@@ -450,13 +453,6 @@ fn finding_cells(r: &Review, f: &Finding) -> Vec<String> {
         text(&f.message),
         text(&source),
     ]
-}
-
-/// A finding row's table line, without spare room (it is kept until the report is written).
-fn row_line(cells: Vec<String>) -> String {
-    let mut line = table_line(cells.into_iter());
-    line.shrink_to_fit();
-    line
 }
 
 fn table_line(cells: impl Iterator<Item = String>) -> String {

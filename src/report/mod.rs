@@ -15,6 +15,7 @@ mod model_out;
 pub mod probes;
 pub mod sarif;
 pub mod select;
+pub mod spill;
 pub mod statistics;
 pub mod table;
 pub mod terminal;
@@ -115,6 +116,8 @@ pub fn write_review_view(
     match format {
         Format::Sarif => sarif::write(r, w),
         Format::Html => html::write(r, w),
+        Format::Junit => junit::write(r, w),
+        Format::Github => github::write(r, w),
         _ => w.write_all(render_review_view(r, format, view).as_bytes()),
     }
 }

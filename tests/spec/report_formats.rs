@@ -699,34 +699,29 @@ impl std::io::Write for Chunks {
     }
 }
 
-/// Issue 19: the HTML page is written a piece at a time, not built whole first (on a config
-/// whose ranges name hundreds of ports, the page was most of the audit's peak memory). The
-/// bytes are the rendered page's, and a failing writer is an error, not a silent cut.
+/// Issue 19: the HTML page, the JUnit document and the GitHub annotations are written a piece
+/// at a time, not built whole first (on a config whose ranges name hundreds of ports, each was
+/// in turn the audit's peak memory). The bytes are the rendered report's, and a failing writer
+/// is an error, not a silent cut.
 #[test]
-fn html_is_written_in_pieces_with_the_bytes_of_the_whole_page() {
-    use fabric_audit::report::{Format, html, write_review};
+fn html_junit_and_github_are_written_in_pieces_with_the_bytes_of_the_whole_report() {
+    use fabric_audit::report::{Format, render_review, write_review};
     let audit = clean_audit();
     let mut r = Review::of_audit(&audit, "clean-fabric");
+    // 40 devices: JUnit writes a case (a rule on a device) at a time.
     let many: Vec<Finding> = (0..2000)
         .map(|k| {
             let msg = format!("queue 3 of Ethernet1/{k} marks ECN above the xoff point");
             finding(
                 "ECN002",
                 Severity::Error,
-                "leaf1",
+                &format!("leaf{}", k % 40),
                 &format!("Ethernet1/{k}"),
                 &msg,
             )
         })
         .collect();
     r.new = many.into();
-    let whole = html::render(&r);
-    assert!(whole.len() > 512 << 10, "{} bytes", whole.len());
-    let mut w = Chunks::default();
-    write_review(&r, Format::Html, false, &mut w).unwrap();
-    assert_eq!(w.bytes, whole.as_bytes());
-    assert!(w.writes > 10, "{} writes", w.writes);
-    assert!(w.largest < 128 << 10, "largest write {} bytes", w.largest);
 
     struct Full;
     impl std::io::Write for Full {
@@ -737,6 +732,23 @@ fn html_is_written_in_pieces_with_the_bytes_of_the_whole_page() {
             Ok(())
         }
     }
-    let e = write_review(&r, Format::Html, false, &mut Full).unwrap_err();
-    assert!(e.to_string().contains("disk full"), "{e}");
+    for (format, least) in [
+        (Format::Html, 512 << 10),
+        (Format::Junit, 200 << 10),
+        (Format::Github, 200 << 10),
+    ] {
+        let whole = render_review(&r, format, false);
+        assert!(whole.len() > least, "{format:?}: {} bytes", whole.len());
+        let mut w = Chunks::default();
+        write_review(&r, format, false, &mut w).unwrap();
+        assert_eq!(w.bytes, whole.as_bytes(), "{format:?}");
+        assert!(w.writes > 3, "{format:?}: {} writes", w.writes);
+        assert!(
+            w.largest < 128 << 10,
+            "{format:?}: largest write {} bytes",
+            w.largest
+        );
+        let e = write_review(&r, format, false, &mut Full).unwrap_err();
+        assert!(e.to_string().contains("disk full"), "{format:?}: {e}");
+    }
 }
