@@ -90,6 +90,10 @@ pub struct Outcome {
     /// The input of at least 1 KiB with the highest peak memory per byte: (input bytes, peak
     /// bytes).
     pub worst_memory: Option<(usize, usize)>,
+    /// The last input's peak memory (bytes above what was live before it), measured warm
+    /// when it was over the limit; `None` when the counting allocator is not installed or the
+    /// input failed before it was measured.
+    pub last_peak: Option<usize>,
     pub failures: Vec<Failure>,
 }
 
@@ -207,6 +211,7 @@ fn one(target: &str, input: Vec<u8>, limits: &Limits, out: &mut Outcome) {
     if !alloc::installed() {
         return;
     }
+    out.last_peak = Some(grew);
     let limit = limits
         .ratio
         .saturating_mul(input.len())
@@ -220,6 +225,7 @@ fn one(target: &str, input: Vec<u8>, limits: &Limits, out: &mut Outcome) {
     } else {
         grew
     };
+    out.last_peak = Some(grew);
     let ratio = |len: usize, g: usize| g as f64 / len.max(1) as f64;
     // Per-byte cost means something only past the fixed cost of any input.
     if input.len() >= 1024
@@ -254,6 +260,99 @@ pub fn checked(target: &str, data: &[u8]) {
     one(target, data.to_vec(), &limits, &mut o);
     if let Some(f) = o.failures.first() {
         panic!("{target}: {}: {}", f.kind, f.detail);
+    }
+    if let Some(peak) = o.last_peak {
+        note_memory(target, data, peak);
+    }
+}
+
+/// Issue 19's memory bound, measured over a whole fuzzer run: the most any input's peak went
+/// past 20 × its size (the fixed cost an input has whatever its size, found rather than
+/// assumed), and the highest peak per byte among inputs of at least [`RATIO_FROM`] bytes. Each
+/// input that would raise either is measured again, warm (a first use compiles patterns and
+/// grows lazy caches once per process), and a raised record is printed to stderr as one
+/// `fuzz-memory:` line, which `scripts/fuzz-long` keeps for the run's summary.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct MemoryRecord {
+    /// (bytes over 20 × the input, input bytes, peak bytes).
+    pub most_over: Option<(usize, usize, usize)>,
+    /// (input bytes, peak bytes) of the highest peak per byte, inputs of `RATIO_FROM` or more.
+    pub worst_ratio: Option<(usize, usize)>,
+}
+
+/// Inputs shorter than this are left out of the per-byte record: below it the fixed cost of
+/// any input (a device, the rules' scopes, nine report writers) is most of the peak.
+pub const RATIO_FROM: usize = 4096;
+
+impl MemoryRecord {
+    fn over(len: usize, peak: usize) -> usize {
+        peak.saturating_sub(len.saturating_mul(20))
+    }
+
+    fn per_byte(len: usize, peak: usize) -> f64 {
+        peak as f64 / len.max(1) as f64
+    }
+
+    /// Whether an input of `len` bytes with `peak` would raise the record.
+    pub fn raises(&self, len: usize, peak: usize) -> bool {
+        let over = Self::over(len, peak);
+        self.most_over.is_none_or(|(o, _, _)| over > o)
+            || (len >= RATIO_FROM
+                && self
+                    .worst_ratio
+                    .is_none_or(|(l, p)| Self::per_byte(len, peak) > Self::per_byte(l, p)))
+    }
+
+    /// Takes the input in; true when the record was raised.
+    pub fn note(&mut self, len: usize, peak: usize) -> bool {
+        if !self.raises(len, peak) {
+            return false;
+        }
+        let over = Self::over(len, peak);
+        if self.most_over.is_none_or(|(o, _, _)| over > o) {
+            self.most_over = Some((over, len, peak));
+        }
+        if len >= RATIO_FROM
+            && self
+                .worst_ratio
+                .is_none_or(|(l, p)| Self::per_byte(len, peak) > Self::per_byte(l, p))
+        {
+            self.worst_ratio = Some((len, peak));
+        }
+        true
+    }
+
+    /// The record as one line: `fuzz-memory: most over 20x: B bytes (input L, peak P); worst
+    /// ratio at >= 4096 bytes: R (input L, peak P)`.
+    pub fn line(&self) -> String {
+        let over = match self.most_over {
+            Some((o, l, p)) => format!("{o} bytes (input {l}, peak {p})"),
+            None => "-".into(),
+        };
+        let ratio = match self.worst_ratio {
+            Some((l, p)) => format!("{:.1} (input {l}, peak {p})", Self::per_byte(l, p)),
+            None => "-".into(),
+        };
+        format!("fuzz-memory: most over 20x: {over}; worst ratio at >= {RATIO_FROM} bytes: {ratio}")
+    }
+}
+
+static MEMORY: std::sync::Mutex<MemoryRecord> = std::sync::Mutex::new(MemoryRecord {
+    most_over: None,
+    worst_ratio: None,
+});
+
+fn note_memory(target: &str, data: &[u8], peak: usize) {
+    let mut record = MEMORY.lock().unwrap_or_else(|e| e.into_inner());
+    if !record.raises(data.len(), peak) {
+        return;
+    }
+    // Measured again, warm: the first run may have paid for a pattern's compilation.
+    let before = alloc::reset_peak();
+    let _ = std::panic::catch_unwind(|| call(target, data));
+    let warm = alloc::peak().saturating_sub(before).min(peak);
+    if record.note(data.len(), warm) {
+        eprintln!("{}", record.line());
     }
 }
 
@@ -379,4 +478,38 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     walk(dir, &mut out);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memory_record_keeps_the_most_over_20_times_and_the_worst_large_ratio() {
+        let mut r = MemoryRecord::default();
+        // The first input always sets the record; a small one only the fixed-cost part.
+        assert!(r.note(100, 50_000));
+        assert_eq!(r.most_over, Some((48_000, 100, 50_000)));
+        assert_eq!(r.worst_ratio, None);
+        // Less over 20 times and too short for the ratio: not a record.
+        assert!(!r.note(1000, 60_000));
+        // Large and within 20 times: sets only the ratio.
+        assert!(r.note(8192, 100_000));
+        assert_eq!(r.most_over, Some((48_000, 100, 50_000)));
+        assert_eq!(r.worst_ratio, Some((8192, 100_000)));
+        // A lower ratio does not replace it; a higher one does, and raises the excess too.
+        assert!(!r.note(16_384, 150_000));
+        assert!(r.note(16_384, 700_000));
+        assert_eq!(r.most_over, Some((700_000 - 20 * 16_384, 16_384, 700_000)));
+        assert_eq!(r.worst_ratio, Some((16_384, 700_000)));
+        assert_eq!(
+            r.line(),
+            "fuzz-memory: most over 20x: 372320 bytes (input 16384, peak 700000); \
+             worst ratio at >= 4096 bytes: 42.7 (input 16384, peak 700000)"
+        );
+        assert_eq!(
+            MemoryRecord::default().line(),
+            "fuzz-memory: most over 20x: -; worst ratio at >= 4096 bytes: -"
+        );
+    }
 }
