@@ -9,6 +9,8 @@
 //! B-tree iterated them in, and a value serializes with the same serde calls as
 //! `serde_json::Value`: every report stays byte for byte what it was.
 
+mod to_value;
+
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// A JSON value: `serde_json::Value` with its objects as sorted slices.
@@ -107,6 +109,17 @@ impl Evidence {
 
     pub fn insert(&mut self, key: &str, value: serde_json::Value) {
         let value = Value::from(value);
+        match self.find(key) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (key.into(), value)),
+        }
+    }
+
+    /// `insert` of what `v` serializes to, built without a `serde_json::Value` in between
+    /// (the same value; see `to_value`). What cannot be serialized is `null`, as
+    /// `serde_json::to_value(..).unwrap_or(Null)` gave.
+    pub fn insert_serialized<T: Serialize + ?Sized>(&mut self, key: &str, v: &T) {
+        let value = to_value::to_value(v).unwrap_or(Value::Null);
         match self.find(key) {
             Ok(i) => self.0[i].1 = value,
             Err(i) => self.0.insert(i, (key.into(), value)),

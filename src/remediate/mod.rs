@@ -425,7 +425,10 @@ pub fn plan_with(
         if f.undecided() {
             continue;
         }
-        let fjson = minijinja::Value::from(minijinja::value::Serde(f));
+        // Made for the first end with a fix template, not for every finding: a finding without
+        // fixes (PARSE001 lists every unrecognized line of a file in its evidence) was
+        // converted whole for nothing, 40 times its file for a moment (issue 19).
+        let mut fjson: Option<minijinja::Value> = None;
         let mut ends: Vec<End> = vec![(f.device.clone(), f.interface.clone(), None)];
         // Link rules may be fixed at either end; other rules on the finding's own device.
         let link = rules.get(&f.rule).is_some_and(|r| r.spec.scope == "link");
@@ -460,7 +463,7 @@ pub fn plan_with(
                 continue;
             };
             let ctx = minijinja::context! {
-                f => fjson.clone(),
+                f => fjson.get_or_insert_with(|| minijinja::Value::from(minijinja::value::Serde(f))).clone(),
                 i => iface_json(dev, ifname.as_deref()),
                 other => other.as_ref().map(|(od, oi)| iface_json(od, Some(oi))).unwrap_or(minijinja::Value::from(())),
                 od => other

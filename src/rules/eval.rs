@@ -601,10 +601,6 @@ fn source_of(obj: &Obj, path: &str) -> Option<Location> {
     Some(Location { file, line })
 }
 
-fn to_json(v: &Value) -> serde_json::Value {
-    serde_json::to_value(v).unwrap_or(serde_json::Value::Null)
-}
-
 /// A rule that could not decide on an object: (rule, device, interface, missing fields, error).
 type Undecided = (String, String, Option<String>, Vec<String>, String);
 
@@ -717,7 +713,7 @@ fn record(
                     .unwrap_or(rule.severity);
                 let mut evidence = Evidence::new();
                 for (k, v) in &lets {
-                    evidence.insert(k, to_json(v));
+                    evidence.insert_serialized(k, v);
                 }
                 if let Ok(keys) = item.try_iter()
                     && item.kind() == ValueKind::Map
@@ -737,7 +733,7 @@ fn record(
                             continue;
                         }
                         if let Ok(v) = item.get_attr(ks) {
-                            evidence.insert(ks, to_json(&v));
+                            evidence.insert_serialized(ks, &v);
                         }
                     }
                 }

@@ -44,6 +44,7 @@ struct Fields {
 }
 
 const INTERFACES: &str = "interfaces";
+const PARSE: &str = "parse";
 
 impl std::fmt::Debug for View {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -105,6 +106,14 @@ impl View {
                 Value::from_object(Seq::new(self.devices.clone(), Some(di))),
             )),
             At::Head(_) if key == INTERFACES => None,
+            At::Head(di) | At::Full(di) if key == PARSE => Some((
+                PARSE,
+                Value::from_object(Parse {
+                    devices: self.devices.clone(),
+                    di,
+                    file: None,
+                }),
+            )),
             At::Head(di) | At::Full(di) => fields::named_field(&self.devices[di], key),
             At::Iface(di, ii) => fields::named_field(&self.devices[di].interfaces[ii], key),
         }
@@ -263,6 +272,83 @@ impl Object for Seq {
     }
 }
 
+/// A device's `parse` list (`file: None`), one file's entry, or that file's `unrecognized`
+/// lines, each made as it is read. PARSE001 reads every file's unrecognized lines, and converted
+/// whole they were a minijinja map per line, 12 times a file of short unrecognized lines for as
+/// long as the device's rules ran (issue 19: the `reports` fuzz target, 18 KB of JSON read as
+/// an EOS config). The values are those of the full conversion (a test compares them).
+#[derive(Debug)]
+struct Parse {
+    devices: Devices,
+    di: usize,
+    /// `(file, true)`: that file's unrecognized lines; `(file, false)`: the file's entry.
+    file: Option<(usize, bool)>,
+}
+
+impl Parse {
+    fn files(&self) -> &[crate::model::FileParse] {
+        &self.devices[self.di].parse
+    }
+
+    fn at(&self, file: Option<(usize, bool)>) -> Value {
+        Value::from_object(Parse {
+            devices: self.devices.clone(),
+            di: self.di,
+            file,
+        })
+    }
+
+    fn len(&self) -> usize {
+        match self.file {
+            None => self.files().len(),
+            Some((f, true)) => self.files()[f].unrecognized.len(),
+            Some((f, false)) => fields::keys(&self.files()[f]).len(),
+        }
+    }
+}
+
+impl Object for Parse {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        match self.file {
+            Some((_, false)) => ObjectRepr::Map,
+            _ => ObjectRepr::Seq,
+        }
+    }
+
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        match self.file {
+            None => {
+                let n = key.as_usize()?;
+                (n < self.files().len()).then(|| self.at(Some((n, false))))
+            }
+            Some((f, true)) => {
+                let line = self.files()[f].unrecognized.get(key.as_usize()?)?;
+                Some(Value::from(minijinja::value::Serde(line)))
+            }
+            Some((f, false)) => match key.as_str()? {
+                "unrecognized" => Some(self.at(Some((f, true)))),
+                k => fields::named_field(&self.files()[f], k).map(|(_, v)| v),
+            },
+        }
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        match self.file {
+            Some((f, false)) => Enumerator::Values(
+                fields::keys(&self.files()[f])
+                    .into_iter()
+                    .map(Value::from)
+                    .collect(),
+            ),
+            _ => Enumerator::Seq(self.len()),
+        }
+    }
+
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,6 +393,41 @@ mod tests {
             interfaces: vec![i, Interface::new("Ethernet1/2", "ethernet")],
             roce_scope: Some(Default::default()),
             error: Some("x".into()),
+            parse: vec![
+                crate::model::FileParse {
+                    device: "leaf1".into(),
+                    file: "configs/leaf1.cfg".into(),
+                    platform: "nxos".into(),
+                    command: "config".into(),
+                    status: crate::model::ParseStatus::Partial,
+                    unrecognized: vec![
+                        crate::model::Unrecognized {
+                            line: 7,
+                            text: "frobnicate 1".into(),
+                        },
+                        crate::model::Unrecognized {
+                            line: 9,
+                            text: "\"quoted\"".into(),
+                        },
+                    ],
+                    undefined: Vec::new(),
+                    gaps: Vec::new(),
+                    conflicts: Vec::new(),
+                    error: None,
+                },
+                crate::model::FileParse {
+                    device: "leaf1".into(),
+                    file: "devices/leaf1/show_version.txt".into(),
+                    platform: "nxos".into(),
+                    command: "show version".into(),
+                    status: crate::model::ParseStatus::Passed,
+                    unrecognized: Vec::new(),
+                    undefined: Vec::new(),
+                    gaps: Vec::new(),
+                    conflicts: Vec::new(),
+                    error: Some("e".into()),
+                },
+            ],
             ..Default::default()
         };
         // What the rules read before views: the full conversion of the device.
@@ -332,6 +453,34 @@ mod tests {
         assert_eq!(json(&vd), json(&old.full));
         assert_eq!(vd, old.full);
         assert_eq!(vd.to_string(), old.full.to_string());
-        assert_eq!(json(&all(&devs)), json(&Value::from(vec![old.full])));
+        assert_eq!(
+            json(&all(&devs)),
+            json(&Value::from(vec![old.full.clone()]))
+        );
+        // The parse list as PARSE001 reads it: a lazy list, with the conversion's values.
+        let env = minijinja::Environment::new();
+        for expr in [
+            "d.parse | selectattr('unrecognized') | list",
+            "(d.parse | selectattr('unrecognized') | first).unrecognized | length",
+            "(d.parse | first).unrecognized[1].text",
+            "(d.parse | first).unrecognized[0].line",
+            "d.parse | rejectattr('status', 'eq', 'failed') | list | length",
+            "d.parse | selectattr('error', 'defined') | map(attribute='file') | list",
+            "d.parse[1].unrecognized | length",
+            "d.parse[1].unrecognized[0] is undefined",
+            "(d.parse | first) | list",
+        ] {
+            let Ok(e) = env.compile_expression(expr) else {
+                panic!("{expr} does not compile")
+            };
+            let got = e.eval(minijinja::context! { d => full(&devs, 0) });
+            let want = e.eval(minijinja::context! { d => old.full.clone() });
+            let (Ok(got), Ok(want)) = (got, want) else {
+                panic!("{expr} fails")
+            };
+            assert_eq!(json(&got), json(&want), "{expr}");
+            assert_eq!(got.to_string(), want.to_string(), "{expr}");
+            assert_eq!(got.is_true(), want.is_true(), "{expr}");
+        }
     }
 }
