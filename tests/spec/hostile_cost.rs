@@ -846,3 +846,29 @@ fn a_review_of_a_change_to_many_ports_costs_linear_time() {
     assert_eq!(moved, 1500, "{}", v["summary"]);
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Issue 19, found by the long fuzz run's memory record (platform_junos, 357 times a 10 KB
+/// input; the fuzzer's input, cut to its first 120 lines, is the regression file read here): a
+/// classifier whose `code-points [` list never closes had the words of the statements around
+/// it read as its code points, again for every statement, each an undefined alias naming the
+/// classifier's (mutated) type: 1,002 from these 120 lines before, 0 now (a list is read only
+/// when it is one value or one closed `[ ... ]`).
+#[test]
+fn a_code_point_list_left_open_is_not_read_again_for_every_statement_below_it() {
+    let raw = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fuzz/regressions/platform_junos/issue19-open-code-point-list"),
+    )
+    .unwrap();
+    // The first byte is the fuzz target's file-kind selector (0: a config).
+    let text = String::from_utf8_lossy(&raw[1..]).into_owned();
+    let t = audit_one_switch_with("junos-open-list", "junos", &text, &["--format", "model"]);
+    let v = t.json();
+    let undefined = v["devices"][0]["parse"][0]["undefined"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert!(
+        undefined < 10,
+        "{undefined} undefined references from 120 lines"
+    );
+}

@@ -78,6 +78,19 @@ pub(super) fn values<'a>(rest: &[&'a str]) -> Vec<&'a str> {
         .collect()
 }
 
+/// A list argument as Junos writes one, its values: a single word, or `[ a b ]` closed at the
+/// statement's end with no bracket inside. `None` for anything else (a statement nested under a
+/// line whose `[` never closed carries that line's words and its own).
+pub(super) fn one_list<'a>(rest: &[&'a str]) -> Option<Vec<&'a str>> {
+    match rest {
+        [v] if *v != "[" && *v != "]" => Some(vec![*v]),
+        ["[", inner @ .., "]"] if !inner.iter().any(|w| *w == "[" || *w == "]") => {
+            Some(inner.to_vec())
+        }
+        _ => None,
+    }
+}
+
 /// A line without its line end, trailing blanks and a trailing `## ...` annotation
 /// (`encrypted-password "..."; ## SECRET-DATA`).
 fn clean(raw: &str) -> &str {
@@ -339,6 +352,19 @@ mod tests {
             vec!["code-points", "[", "011010", "]"]
         );
         assert_eq!(values(&["[", "1", "2", "]"]), vec!["1", "2"]);
+        assert_eq!(one_list(&["[", "1", "2", "]"]), Some(vec!["1", "2"]));
+        assert_eq!(one_list(&["ef"]), Some(vec!["ef"]));
+        assert_eq!(one_list(&["[", "]"]), Some(vec![]));
+        for bad in [
+            &["[", "1", "2"][..],
+            &["[", "1", "x-buffer", "percent", "80"],
+            &["1", "2"],
+            &["[", "1", "]", "2"],
+            &["[", "[", "1", "]"],
+            &[],
+        ] {
+            assert_eq!(one_list(bad), None, "{bad:?}");
+        }
         assert_eq!(values(&["3"]), vec!["3"]);
         assert_eq!(
             clean("  encrypted-password \"x\"; ## SECRET-DATA\r"),
