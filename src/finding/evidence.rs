@@ -108,7 +108,10 @@ impl Evidence {
     }
 
     pub fn insert(&mut self, key: &str, value: serde_json::Value) {
-        let value = Value::from(value);
+        self.put(key, Value::from(value));
+    }
+
+    fn put(&mut self, key: &str, value: Value) {
         match self.find(key) {
             Ok(i) => self.0[i].1 = value,
             Err(i) => self.0.insert(i, (key.into(), value)),
@@ -119,11 +122,7 @@ impl Evidence {
     /// (the same value; see `to_value`). What cannot be serialized is `null`, as
     /// `serde_json::to_value(..).unwrap_or(Null)` gave.
     pub fn insert_serialized<T: Serialize + ?Sized>(&mut self, key: &str, v: &T) {
-        let value = to_value::to_value(v).unwrap_or(Value::Null);
-        match self.find(key) {
-            Ok(i) => self.0[i].1 = value,
-            Err(i) => self.0.insert(i, (key.into(), value)),
-        }
+        self.put(key, to_value::to_value(v).unwrap_or(Value::Null));
     }
 
     pub fn is_empty(&self) -> bool {
