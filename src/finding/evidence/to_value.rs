@@ -206,38 +206,27 @@ impl ser::SerializeSeq for Seq {
     }
 }
 
-impl ser::SerializeTuple for Seq {
-    type Ok = Value;
-    type Error = serde_json::Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Self::Error> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> Result<Value, Self::Error> {
-        Ok(self.done())
-    }
+/// The tuple forms are sequences: each element pushed as `SerializeSeq` does.
+macro_rules! seq_like {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Seq {
+            type Ok = Value;
+            type Error = serde_json::Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Self::Error> {
+                ser::SerializeSeq::serialize_element(self, v)
+            }
+            fn end(self) -> Result<Value, Self::Error> {
+                Ok(self.done())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTupleStruct for Seq {
-    type Ok = Value;
-    type Error = serde_json::Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Self::Error> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> Result<Value, Self::Error> {
-        Ok(self.done())
-    }
-}
-
-impl ser::SerializeTupleVariant for Seq {
-    type Ok = Value;
-    type Error = serde_json::Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), Self::Error> {
-        ser::SerializeSeq::serialize_element(self, v)
-    }
-    fn end(self) -> Result<Value, Self::Error> {
-        Ok(self.done())
-    }
-}
+seq_like!(
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 struct Map {
     pairs: Vec<(Box<str>, Value)>,
