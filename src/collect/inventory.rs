@@ -103,10 +103,35 @@ struct InventoryToml {
     #[serde(default)]
     #[schemars(with = "serde_json::Map<String, serde_json::Value>")]
     policy: toml::Table,
-    /// The cabling plan (`a`, `b` as "device:interface", `cable_m`), copied to fabric.toml.
+    /// The cabling plan, copied to fabric.toml.
     #[serde(default)]
-    #[schemars(with = "Vec<serde_json::Map<String, serde_json::Value>>")]
-    link: Vec<toml::Table>,
+    link: Vec<PlannedLink>,
+}
+
+/// A `[[link]]` of the cabling plan: its ends as "device:interface" and its cable length in
+/// metres, copied to the snapshot's fabric.toml.
+// A struct, not a `toml::Table`: a table of one key holds a whole B-tree node (about 500
+// bytes), so an inventory of many short links cost 40 times its text (issue 19).
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlannedLink {
+    pub a: String,
+    pub b: String,
+    #[serde(default)]
+    pub cable_m: Option<f64>,
+}
+
+impl PlannedLink {
+    /// The link as fabric.toml's `[[link]]` table.
+    pub fn to_table(&self) -> toml::Table {
+        let mut t = toml::Table::new();
+        t.insert("a".into(), self.a.clone().into());
+        t.insert("b".into(), self.b.clone().into());
+        if let Some(c) = self.cable_m {
+            t.insert("cable_m".into(), c.into());
+        }
+        t
+    }
 }
 
 /// A `[[device]]` as read. Most devices set a name, an address and groups only; their other
@@ -151,7 +176,7 @@ pub struct Inventory {
     pub source: PathBuf,
     pub targets: Vec<Target>,
     pub policy: toml::Table,
-    pub links: Vec<toml::Table>,
+    pub links: Vec<PlannedLink>,
     /// Things worth telling the user (ignored inline passwords, ssh_config lines skipped).
     pub warnings: Vec<String>,
 }
@@ -348,8 +373,11 @@ impl Inventory {
     }
 
     fn from_toml(text: &str, path: &Path, r: &Resolver) -> Result<Inventory> {
-        let t: InventoryToml =
+        let mut t: InventoryToml =
             crate::toml_pieces::from_str(text).map_err(|e| toml_err(path, text, &e))?;
+        // Moved, not copied: an inventory of many short `[[link]]`s is mostly these tables.
+        let policy = std::mem::take(&mut t.policy);
+        let links = std::mem::take(&mut t.link);
         let file = path.display();
         for (what, s) in std::iter::once(("[defaults]".to_string(), &t.defaults))
             .chain(t.group.iter().map(|(g, s)| (format!("[group.{g}]"), s)))
@@ -384,8 +412,8 @@ impl Inventory {
             targets.push((name, host, layers, d.groups.clone()));
         }
         let mut out = Inventory {
-            policy: t.policy.clone(),
-            links: t.link.clone(),
+            policy,
+            links,
             ..Default::default()
         };
         for (name, host, layers, groups) in &targets {
@@ -876,6 +904,33 @@ platform = "linux"
         assert!(e.contains("group \"x\""), "{e}");
         let e = load_str("[[device]]\nname = \"../a\"\nplatform = \"eos\"\n", "toml").unwrap_err();
         assert!(format!("{e:#}").contains("'/'"), "{e:#}");
+        // A link is checked where it is written, not later in the snapshot's fabric.toml.
+        let dev = "[[device]]\nname = \"a\"\nplatform = \"eos\"\n";
+        let e = load_str(
+            &format!("{dev}[[link]]\na = \"a:e1\"\nb = \"b:e1\"\ncabel_m = 3\n"),
+            "toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("inventory.toml:7:1") && e.contains("cabel_m"),
+            "{e}"
+        );
+        let e = load_str(
+            &format!("{dev}[[link]]\na = \"a:e1\"\nb = \"b:e1\"\ncable_m = \"3m\"\n"),
+            "toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("inventory.toml:7"), "{e}");
+        let inv = load_str(
+            &format!("{dev}[[link]]\na = \"a:e1\"\nb = \"b:e1\"\ncable_m = 3\n"),
+            "toml",
+        )
+        .unwrap();
+        assert_eq!(inv.links.len(), 1);
+        assert_eq!(inv.links[0].cable_m, Some(3.0));
+        assert_eq!(inv.links[0].to_table()["b"].as_str(), Some("b:e1"));
     }
 
     #[test]

@@ -155,7 +155,12 @@ impl SnapshotWriter {
         if !inv.links.is_empty() {
             fabric.insert(
                 "link".into(),
-                toml::Value::Array(inv.links.iter().cloned().map(toml::Value::Table).collect()),
+                toml::Value::Array(
+                    inv.links
+                        .iter()
+                        .map(|l| toml::Value::Table(l.to_table()))
+                        .collect(),
+                ),
             );
         }
         let text = format!(
