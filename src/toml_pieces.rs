@@ -12,10 +12,12 @@
 //! in document order, one array element at a time: the largest tree alive is one piece's.
 //!
 //! What `toml` would say is kept: values, key order (the crate keeps keys in document order),
-//! every position, and errors with toml's own message and position. A document whose pieces
-//! depend on one another (a table defined in two places, a sub-table after another table, a
-//! root dotted key naming a table defined by a header) is handed to `toml` whole: such files
-//! are unusual, and correct either way.
+//! every position, and errors with toml's own message and position. A top-level table defined
+//! in several places (`[policy]`, other tables, then `[policy.ecn]` or `[policy]` again) is
+//! parsed as its places joined, positions moved back. A document whose pieces depend on one
+//! another otherwise (a sub-table of an array of tables after another table, a root dotted key
+//! naming a table defined by a header) is handed to `toml` whole: such files are unusual, and
+//! correct either way.
 //!
 //! The syntax check holds one stretch's tokens at a time (24 bytes each; 16 times the text for
 //! 1 MiB of `[{"a":`, up to 24 times for one token per byte) and words the parser's first error
@@ -105,7 +107,8 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
             };
         }
         Plan::Pieces(p) => {
-            if let Some(root) = Root::new(text, p)? {
+            let joined = join_split_tables(text, &p);
+            if let Some(root) = Root::new(text, p, &joined)? {
                 return T::deserialize(root);
             }
         }
@@ -159,8 +162,9 @@ struct Group {
 }
 
 enum GroupKind {
-    /// `[k]` (or `[k.x]`...): one contiguous piece, parsed whole.
-    Table(Range<usize>),
+    /// `[k]` (or `[k.x]`...): each contiguous stretch of its headers, in document order; one
+    /// stretch is parsed alone, several are parsed joined (see [`Joined`]).
+    Table(Vec<Range<usize>>),
     /// `[[k]]` elements, each with the `[k.x]` sub-tables right after it.
     Array(Vec<Range<usize>>),
 }
@@ -470,7 +474,7 @@ fn group(text: &str, headers: &[Header]) -> Result<Option<Pieces>, (usize, Error
                 let kind = if hk.array && hk.alone {
                     GroupKind::Array(vec![piece])
                 } else {
-                    GroupKind::Table(piece)
+                    GroupKind::Table(vec![piece])
                 };
                 index.insert(hk.key.get_ref().clone(), groups.len());
                 previous = Some(groups.len());
@@ -490,7 +494,12 @@ fn group(text: &str, headers: &[Header]) -> Result<Option<Pieces>, (usize, Error
                         };
                         last.end = end
                     }
-                    GroupKind::Table(r) if contiguous => r.end = end,
+                    GroupKind::Table(stretches) if !hk.array || !hk.alone => {
+                        match stretches.last_mut() {
+                            Some(last) if contiguous => last.end = end,
+                            _ => stretches.push(piece),
+                        }
+                    }
                     _ => return Ok(None),
                 }
                 previous = Some(g);
@@ -525,24 +534,134 @@ fn shift(r: Range<usize>, by: usize) -> Range<usize> {
     r.start + by..r.end + by
 }
 
-fn shift_value(v: Spanned<DeValue<'_>>, by: usize) -> Spanned<DeValue<'_>> {
-    let span = shift(v.span(), by);
+fn shift_table(t: DeTable<'_>, by: usize) -> DeTable<'_> {
+    if by == 0 {
+        return t;
+    }
+    move_table(t, &|r| shift(r, by))
+}
+
+/// Every span of `v` moved by `to`.
+fn move_value<'i>(
+    v: Spanned<DeValue<'i>>,
+    to: &dyn Fn(Range<usize>) -> Range<usize>,
+) -> Spanned<DeValue<'i>> {
+    let span = to(v.span());
     let inner = match v.into_inner() {
-        DeValue::Array(a) => DeValue::Array(a.into_iter().map(|x| shift_value(x, by)).collect()),
-        DeValue::Table(t) => DeValue::Table(shift_table(t, by)),
+        DeValue::Array(a) => DeValue::Array(a.into_iter().map(|x| move_value(x, to)).collect()),
+        DeValue::Table(t) => DeValue::Table(move_table(t, to)),
         other => other,
     };
     Spanned::new(span, inner)
 }
 
-fn shift_table(t: DeTable<'_>, by: usize) -> DeTable<'_> {
-    if by == 0 {
-        return t;
-    }
+fn move_table<'i>(t: DeTable<'i>, to: &dyn Fn(Range<usize>) -> Range<usize>) -> DeTable<'i> {
     let mut out = DeTable::with_capacity(t.len());
     for (k, v) in t {
-        let ks = shift(k.span(), by);
-        out.insert(Spanned::new(ks, k.into_inner()), shift_value(v, by));
+        let ks = to(k.span());
+        out.insert(Spanned::new(ks, k.into_inner()), move_value(v, to));
+    }
+    out
+}
+
+/// A top-level table defined in several stretches of the document (`[policy]`, then other
+/// tables, then `[policy.thresholds]`), its stretches joined in document order. Tables of other
+/// keys cannot make it valid or not, so toml says of the joined text what it says of the
+/// document; positions are moved back stretch by stretch. Without this, such a document was
+/// parsed whole (about 50 times its text: a second `[policy]` at the end of a 170 KB
+/// fabric.toml took 8.8 MB, 2.8 MB without it).
+struct Joined {
+    group: usize,
+    text: String,
+    /// Each stretch: where it starts in `text` and in the document.
+    starts: Vec<(usize, usize)>,
+}
+
+impl Joined {
+    /// The stretch holding `text` offset `at` (the last one starting at or before it).
+    fn stretch(&self, at: usize) -> (usize, usize) {
+        let i = self.starts.partition_point(|&(j, _)| j <= at);
+        self.starts
+            .get(i.saturating_sub(1))
+            .copied()
+            .unwrap_or((0, 0))
+    }
+
+    /// A span of `text` as a span of the document.
+    fn place(&self, r: Range<usize>) -> Range<usize> {
+        let (j, d) = self.stretch(r.start);
+        let end = r.end.max(r.start + 1) - 1;
+        let (je, de) = self.stretch(end);
+        r.start - j + d..r.end - je + de
+    }
+
+    /// Where, in the document, the stretch holding document offset `at` starts.
+    fn stretch_start(&self, at: usize) -> usize {
+        let i = self.starts.partition_point(|&(_, d)| d <= at);
+        self.starts.get(i.saturating_sub(1)).map_or(0, |&(_, d)| d)
+    }
+
+    fn parse(&self) -> Result<DeTable<'_>, Error> {
+        match DeTable::parse(&self.text) {
+            Ok(t) => Ok(move_table(t.into_inner(), &|r| self.place(r))),
+            Err(e) => Err(Error {
+                message: e.message().to_string(),
+                span: e.span().map(|s| self.place(s)),
+            }),
+        }
+    }
+}
+
+/// A table in several stretches: its first error (a table or key defined twice, say) is the
+/// document's when nothing before that stretch is in error, as for a header toml cannot
+/// decode. Checked before anything is read, as toml finds it before decoding. `Err(None)`:
+/// an error without a place, left to toml whole.
+fn check_joined(text: &str, joined: &[Joined]) -> Result<(), Option<Error>> {
+    let mut first: Option<(usize, Error)> = None;
+    for j in joined {
+        if let Err(e) = DeTable::parse(&j.text) {
+            let Some(at) = e.span().map(|s| j.place(s)) else {
+                return Err(None);
+            };
+            if first.as_ref().is_none_or(|(b, _)| at.start < *b) {
+                let before = j.stretch_start(at.start);
+                let e = Error {
+                    message: e.message().to_string(),
+                    span: Some(at),
+                };
+                first = Some((before, e));
+            }
+        }
+    }
+    if let Some((before, error)) = first {
+        return Err(Some(match from_str::<de::IgnoredAny>(&text[..before]) {
+            Err(e) => e,
+            Ok(_) => error,
+        }));
+    }
+    Ok(())
+}
+
+/// The tables of `p` defined in more than one stretch, joined.
+fn join_split_tables(text: &str, p: &Pieces) -> Vec<Joined> {
+    let mut out = Vec::new();
+    for (group, g) in p.groups.iter().enumerate() {
+        let GroupKind::Table(stretches) = &g.kind else {
+            continue;
+        };
+        if stretches.len() < 2 {
+            continue;
+        }
+        let mut j = Joined {
+            group,
+            text: String::with_capacity(stretches.iter().map(|r| r.len() + 1).sum()),
+            starts: Vec::with_capacity(stretches.len()),
+        };
+        for r in stretches {
+            j.starts.push((j.text.len(), r.start));
+            j.text.push_str(&text[r.clone()]);
+        }
+        out.push(j);
     }
     out
 }
@@ -558,6 +677,8 @@ enum Entry<'i> {
 struct Root<'i> {
     text: &'i str,
     pieces: Pieces,
+    /// The tables in several stretches, joined, in group order.
+    joined: &'i [Joined],
     entries: std::vec::IntoIter<Entry<'i>>,
     /// The value of the entry whose key was just read.
     pending: Option<Entry<'i>>,
@@ -566,8 +687,8 @@ struct Root<'i> {
 impl<'i> Root<'i> {
     /// The root keys parsed and the groups after them; `None` when a root key is also a
     /// header's (a dotted key `k.x = 1` before `[k.y]`): the document is parsed whole.
-    fn new(text: &'i str, pieces: Pieces) -> Result<Option<Self>, Error> {
-        let root = parse_piece(text, &pieces.root)?;
+    fn new(text: &'i str, pieces: Pieces, joined: &'i [Joined]) -> Result<Option<Self>, Error> {
+        let mut root = parse_piece(text, &pieces.root)?;
         if pieces
             .groups
             .iter()
@@ -575,12 +696,23 @@ impl<'i> Root<'i> {
         {
             return Ok(None);
         }
+        if !joined.is_empty() {
+            // The root's tree is not kept while the joined tables are checked.
+            drop(root);
+            match check_joined(text, joined) {
+                Ok(()) => {}
+                Err(Some(e)) => return Err(e),
+                Err(None) => return Ok(None),
+            }
+            root = parse_piece(text, &pieces.root)?;
+        }
         let mut entries: Vec<Entry<'i>> = Vec::with_capacity(root.len() + pieces.groups.len());
         entries.extend(root.into_iter().map(|(k, v)| Entry::Value(k, v)));
         entries.extend((0..pieces.groups.len()).map(Entry::Group));
         Ok(Some(Root {
             text,
             pieces,
+            joined,
             entries: entries.into_iter(),
             pending: None,
         }))
@@ -650,8 +782,17 @@ impl<'de> MapAccess<'de> for Root<'de> {
         match self.pending.take() {
             Some(Entry::Value(_, v)) => value(seed, v),
             Some(Entry::Group(g)) => match &self.pieces.groups[g].kind {
-                GroupKind::Table(r) => {
-                    let (_, v) = only_entry(parse_piece(self.text, r)?)?;
+                GroupKind::Table(stretches) => {
+                    let doc = match stretches.as_slice() {
+                        [one] => parse_piece(self.text, one)?,
+                        _ => {
+                            let Some(j) = self.joined.iter().find(|j| j.group == g) else {
+                                return Err(de::Error::custom("a TOML table was not joined"));
+                            };
+                            j.parse()?
+                        }
+                    };
+                    let (_, v) = only_entry(doc)?;
                     value(seed, v)
                 }
                 GroupKind::Array(elements) => {
@@ -828,6 +969,55 @@ mod tests {
             }
         }
         assert!(tried > 5000, "{tried}");
+    }
+
+    /// Tables defined in several stretches (valid, a table or key defined twice, a key then a
+    /// table of that name, with errors before, between and after the stretches): every sequence
+    /// of up to four blocks reads as toml reads it, and is no longer handed to toml whole.
+    #[test]
+    fn tables_in_several_stretches_read_as_toml_reads_them() {
+        let blocks = [
+            "[a]\nk = 1\n",
+            "[b]\nk = 2\n",
+            "[a.x]\nn = 3\n",
+            "[a]\nx = 4\n",
+            "[[c]]\nm = 5\n",
+            "[b]\nk = 6\nk = 7\n",
+            "# note\n[a.y] # c\nv = [1, 2]\n",
+            "[c.z]\nq = 8\n",
+        ];
+        let mut joined = 0;
+        let mut docs = 0;
+        let n = blocks.len();
+        for len in 1..=4u32 {
+            for code in 0..n.pow(len) {
+                let mut doc = String::from("top = 0\n");
+                let mut c = code;
+                for _ in 0..len {
+                    doc.push_str(blocks[c % n]);
+                    c /= n;
+                }
+                same(&doc);
+                docs += 1;
+                if let Plan::Pieces(p) = plan(&doc) {
+                    joined += usize::from(!join_split_tables(&doc, &p).is_empty());
+                }
+            }
+        }
+        assert!(
+            docs > 4000 && joined > 1000,
+            "{docs} documents, {joined} joined"
+        );
+        // The shape the fuzzer met: a second `[policy]` after many `[[device]]` tables.
+        let mut doc = String::from("[policy]\nmtu = 9000\n");
+        for i in 0..2000 {
+            doc.push_str(&format!("[[device]]\nname = \"d{i}\"\n"));
+        }
+        same(&format!("{doc}[policy]\nroce_dscp = 26\n"));
+        same(&format!("{doc}[policy.ecn]\nmin = 1\n"));
+        let (_, pieces) = both::<toml::Table>(&format!("{doc}[policy]\nroce_dscp = 26\n"));
+        let e = pieces.unwrap_err();
+        assert_eq!(e.span(), Some(doc.len() + 1..doc.len() + 7), "{e:?}");
     }
 
     /// Long documents, cut in many pieces: dense arrays of tables, sub-tables, a long
