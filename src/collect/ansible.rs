@@ -657,6 +657,16 @@ enum Kind {
 const CORE_TAG: &str = "tag:yaml.org,2002:";
 
 impl Node {
+    /// Bytes of tree a copy of this node takes (nodes and texts).
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<Node>()
+            + match &self.kind {
+                Kind::Scalar { text, tag, .. } => text.len() + tag.as_ref().map_or(0, |t| t.len()),
+                Kind::Seq(items) => items.iter().map(Node::bytes).sum(),
+                Kind::Map(entries) => entries.iter().map(|(k, v)| k.bytes() + v.bytes()).sum(),
+            }
+    }
+
     fn is_null(&self) -> bool {
         match &self.kind {
             Kind::Scalar {
@@ -721,6 +731,13 @@ impl Node {
 /// Total nodes an alias may copy into a document (guards "billion laughs").
 const MAX_NODES: usize = 2_000_000;
 
+/// What aliases may copy into an inventory, in bytes of tree: this much plus
+/// [`ALIAS_BYTES_PER_BYTE`] times the file's size (a node count alone let one long value be
+/// copied thousands of times; issue 19). Generous for `<<: *defaults` merged into every host:
+/// a host's copy of ten variables is about 2 KB for a line of 30 bytes.
+const ALIAS_BYTES: usize = 4 << 20;
+const ALIAS_BYTES_PER_BYTE: usize = 64;
+
 enum Frame {
     Seq {
         line: u32,
@@ -741,6 +758,9 @@ struct Builder {
     docs: Vec<Node>,
     anchors: HashMap<usize, Node>,
     nodes: usize,
+    /// Bytes of tree the aliases have copied so far, and the most they may.
+    copied: usize,
+    copy_budget: usize,
     error: Option<(u32, String)>,
 }
 
@@ -789,6 +809,18 @@ impl Builder {
                 let Some(node) = self.anchors.get(&id) else {
                     return Err((line, "alias to an unknown anchor".to_string()));
                 };
+                self.copied = self.copied.saturating_add(node.bytes());
+                if self.copied > self.copy_budget {
+                    return Err((
+                        line,
+                        format!(
+                            "aliases copy more than {} bytes ({} MiB and {} times the file's size)",
+                            self.copy_budget,
+                            ALIAS_BYTES >> 20,
+                            ALIAS_BYTES_PER_BYTE
+                        ),
+                    ));
+                }
                 let mut node = node.clone();
                 node.line = line;
                 self.complete(node, 0)
@@ -976,7 +1008,10 @@ fn first_duplicate(entries: &[(Node, Node)]) -> Result<(), (u32, String)> {
 }
 
 fn load_yaml(text: &str, file: &str) -> Result<Vec<Node>> {
-    let mut builder = Builder::default();
+    let mut builder = Builder {
+        copy_budget: ALIAS_BYTES.saturating_add(ALIAS_BYTES_PER_BYTE.saturating_mul(text.len())),
+        ..Default::default()
+    };
     let mut parser = Parser::new_from_str(text);
     if let Err(e) = parser.load(&mut builder, true) {
         bail!("{file}:{}: invalid YAML: {}", e.marker().line(), e.info());
@@ -990,6 +1025,33 @@ fn load_yaml(text: &str, file: &str) -> Result<Vec<Node>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Few nodes, long texts: a long value copied through nested aliases is refused by the
+    /// bytes it would copy, with the line of the alias past the budget; merged defaults are not.
+    #[test]
+    fn aliases_of_long_values_cannot_explode() {
+        let mut y = format!(
+            "all:\n  vars:\n    s: &s \"{}\"\n    x1: &a1 [{}]\n",
+            "A".repeat(60_000),
+            ["*s"; 8].join(", ")
+        );
+        for i in 2..6 {
+            let p = format!("*a{}", i - 1);
+            y.push_str(&format!("    x{i}: &a{i} [{}]\n", vec![p; 8].join(", ")));
+        }
+        let e = err(&y);
+        assert!(
+            e.contains("inv.yml:6:") && e.contains("aliases copy more than"),
+            "{e}"
+        );
+        let mut y = String::from(
+            "all:\n  vars:\n    d: &d {ansible_network_os: eos, a: 1, b: 2, c: 3}\n  hosts:\n",
+        );
+        for i in 0..2000 {
+            y.push_str(&format!("    h{i}: {{<<: *d, ansible_host: 10.0.0.1}}\n"));
+        }
+        assert_eq!(inv(&y).len(), 2000);
+    }
 
     fn inv(text: &str) -> Vec<AnsibleHost> {
         match parse(text, "inv.yml") {

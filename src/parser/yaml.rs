@@ -22,10 +22,20 @@ use yaml_rust2::scanner::{Marker, TScalarStyle};
 /// Most nodes a document may expand to through aliases.
 const MAX_NODES: usize = 1_000_000;
 
+/// What aliases may copy into a document, in bytes of tree: this much, plus
+/// [`ALIAS_BYTES_PER_BYTE`] times the document's size. A node count alone let one long scalar
+/// be copied thousands of times: 60 KB of NVUE YAML with a 60,000-character anchor nested
+/// through four levels of eight aliases asked for 1.1 GB, five levels for over 8 GB (issue 19).
+const ALIAS_BYTES: usize = 1 << 20;
+const ALIAS_BYTES_PER_BYTE: usize = 8;
+
 /// Parse a YAML document. Never panics; a second document, or an error, is reported with its
 /// line and what came before it is returned.
 pub fn parse(text: &str) -> Doc {
-    let mut b = Builder::default();
+    let mut b = Builder {
+        copy_budget: ALIAS_BYTES.saturating_add(ALIAS_BYTES_PER_BYTE.saturating_mul(text.len())),
+        ..Default::default()
+    };
     let mut p = Parser::new_from_str(text);
     let scan = p.load(&mut b, true);
     let mut error = b.error.take();
@@ -59,6 +69,9 @@ struct Builder {
     docs: Vec<Node>,
     anchors: HashMap<usize, Node>,
     nodes: usize,
+    /// Bytes of tree the aliases have copied so far, and the most they may.
+    copied: usize,
+    copy_budget: usize,
     error: Option<JsonError>,
 }
 
@@ -82,9 +95,19 @@ impl MarkedEventReceiver for Builder {
             }
             Event::Alias(id) => match self.anchors.get(&id).cloned() {
                 Some(n) => {
-                    self.nodes += count(&n);
+                    let (nodes, bytes) = count(&n);
+                    self.nodes = self.nodes.saturating_add(nodes);
+                    self.copied = self.copied.saturating_add(bytes);
                     if self.nodes > MAX_NODES {
                         self.fail(mark, "aliases expand to too many nodes");
+                    } else if self.copied > self.copy_budget {
+                        let msg = format!(
+                            "aliases copy more than {} bytes ({} MiB and {} times the document's size)",
+                            self.copy_budget,
+                            ALIAS_BYTES >> 20,
+                            ALIAS_BYTES_PER_BYTE
+                        );
+                        self.fail(mark, &msg);
                     } else {
                         self.complete(Node { line, ..n }, 0);
                     }
@@ -167,12 +190,31 @@ fn key_text(n: &Node) -> String {
     }
 }
 
-fn count(n: &Node) -> usize {
-    1 + match &n.value {
-        Value::Array(items) => items.iter().map(count).sum(),
-        Value::Object(ms) => ms.iter().map(|m| count(&m.value)).sum(),
-        _ => 0,
+/// Nodes in `n`, and the bytes of tree a copy of it takes (nodes, members and texts).
+fn count(n: &Node) -> (usize, usize) {
+    let node = std::mem::size_of::<Node>();
+    let member = std::mem::size_of::<Member>() - node;
+    let mut nodes = 1;
+    let mut bytes = node;
+    match &n.value {
+        Value::String(t) | Value::Number(t) => bytes += t.len(),
+        Value::Array(items) => {
+            for i in items {
+                let (n, b) = count(i);
+                nodes += n;
+                bytes += b;
+            }
+        }
+        Value::Object(ms) => {
+            for m in ms {
+                let (n, b) = count(&m.value);
+                nodes += n;
+                bytes += b + member + m.key.len();
+            }
+        }
+        Value::Null | Value::Bool(_) => {}
     }
+    (nodes, bytes)
 }
 
 /// A JSON or YAML document (JSON when it starts with `[` or `{`: JSON is read by the JSON
@@ -343,7 +385,27 @@ mod tests {
             ));
         }
         let doc = parse(&y);
-        assert!(doc.error.expect("refused").msg.contains("too many"));
+        let msg = doc.error.expect("refused").msg;
+        // The bytes copied pass their bound before the nodes do.
+        assert!(msg.contains("aliases copy more than"), "{msg}");
+    }
+
+    /// Few nodes, long texts: a 60,000-character anchor copied 8^4 times asked for 1.1 GB.
+    #[test]
+    fn aliases_of_long_texts_cannot_explode() {
+        let mut y = format!("s: &s \"{}\"\n", "A".repeat(60_000));
+        y.push_str(&format!("x1: &a1 [{}]\n", ["*s"; 8].join(", ")));
+        for i in 2..5 {
+            let p = format!("*a{}", i - 1);
+            y.push_str(&format!("x{i}: &a{i} [{}]\n", vec![p; 8].join(", ")));
+        }
+        let doc = parse(&y);
+        let e = doc.error.expect("refused");
+        assert!(e.msg.contains("aliases copy more than"), "{}", e.msg);
+        assert_eq!(e.line, 3, "the alias past the budget: {}", e.msg);
+        // A few copies of it are fine.
+        let doc = parse(&format!("s: &s \"{}\"\nt: [*s, *s]\n", "A".repeat(60_000)));
+        assert!(doc.error.is_none(), "{:?}", doc.error);
     }
 
     #[test]

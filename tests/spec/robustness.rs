@@ -191,6 +191,32 @@ fn junos_deep_nesting_is_bounded() {
     assert_eq!(parse["unrecognized"][0]["line"], 3 + 64, "{parse}");
 }
 
+/// Issue 19 (found on 2026-12-04): YAML aliases were bounded by the nodes they copy, not the
+/// bytes, so one long anchored value copied through nested aliases was a "billion laughs" of
+/// text: this 60 KB NVUE `nv config show` file asked for over 8 GB. It is now read up to the
+/// alias past the budget, which is reported with its line; the audit goes on under 4 GiB.
+#[cfg(unix)]
+#[test]
+fn yaml_aliases_of_long_values_are_bounded_in_bytes() {
+    let mut text = format!(
+        "- header:\n    model: MSN2700\n    version: Cumulus Linux 5.6.0\n- set:\n    system:\n      hostname: &s \"{}\"\n",
+        "A".repeat(60_000)
+    );
+    text.push_str(&format!("    x1: &a1 [{}]\n", ["*s"; 8].join(", ")));
+    for i in 2..6 {
+        let p = format!("*a{}", i - 1);
+        text.push_str(&format!("    x{i}: &a{i} [{}]\n", vec![p; 8].join(", ")));
+    }
+    let dir = snapshot("yaml-aliases", &[("leaf1.yaml", text)]);
+    let (_, report, secs) = audit_limited(&dir, "json");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(secs < 60.0, "took {secs:.1} s");
+    let parse = &report["parse"][0];
+    assert_eq!(parse["status"], "partial", "{parse}");
+    let said = parse.to_string();
+    assert!(said.contains("aliases copy more than"), "{parse}");
+}
+
 /// Issue 14 for Junos, as a user runs it: files cut short are `partial` with the line where the
 /// cut block opened (or the cut last line); a long `| display set` file is detected as Junos;
 /// breakout parents are not ports and their sub-ports are; user code-point aliases resolve.
