@@ -616,24 +616,31 @@ impl Joined {
 /// document's when nothing before that stretch is in error, as for a header toml cannot
 /// decode. Checked before anything is read, as toml finds it before decoding. `Err(None)`:
 /// an error without a place, left to toml whole.
+///
+/// Each joined table is parsed here and again when it is read: keeping the trees would hold
+/// them all at once.
 fn check_joined(text: &str, joined: &[Joined]) -> Result<(), Option<Error>> {
-    let mut first: Option<(usize, Error)> = None;
+    // The earliest error in the document: (its place, where its stretch starts, the error).
+    let mut first: Option<(usize, usize, Error)> = None;
     for j in joined {
         if let Err(e) = DeTable::parse(&j.text) {
             let Some(at) = e.span().map(|s| j.place(s)) else {
                 return Err(None);
             };
-            if first.as_ref().is_none_or(|(b, _)| at.start < *b) {
+            if first
+                .as_ref()
+                .is_none_or(|(earliest, _, _)| at.start < *earliest)
+            {
                 let before = j.stretch_start(at.start);
                 let e = Error {
                     message: e.message().to_string(),
-                    span: Some(at),
+                    span: Some(at.clone()),
                 };
-                first = Some((before, e));
+                first = Some((at.start, before, e));
             }
         }
     }
-    if let Some((before, error)) = first {
+    if let Some((_, before, error)) = first {
         return Err(Some(match from_str::<de::IgnoredAny>(&text[..before]) {
             Err(e) => e,
             Ok(_) => error,
