@@ -57,7 +57,7 @@ struct Args {
     /// Write the seeds for cargo fuzz into DIR/<target>/ and exit.
     #[arg(long)]
     write_seeds: Option<PathBuf>,
-    /// Run the (first) target once on each of these files and print its peak memory.
+    /// Run the (first) target on each of these files and print its peak memory (warm).
     #[arg(long)]
     input: Vec<PathBuf>,
     /// Measure peak memory on the adversarial inputs of this many bytes
@@ -224,6 +224,9 @@ fn main() -> ExitCode {
                 eprintln!("fuzz_smoke: cannot read {}", f.display());
                 return ExitCode::from(2);
             };
+            // Warm, as the long run's memory record measures: a first run may pay for a
+            // pattern's compilation, once per process.
+            fabric_audit::fuzzing::replay(&targets[0], &data);
             let before = fabric_audit::fuzzing::alloc::reset_peak();
             let t = std::time::Instant::now();
             fabric_audit::fuzzing::replay(&targets[0], &data);

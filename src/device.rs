@@ -114,12 +114,23 @@ pub struct UnknownFile {
     pub reason: String,
 }
 
-/// Build the device model. Never fails: every problem is recorded on the device.
-/// Its time goes to [`Phase::Parse`] (the engine over each file) and [`Phase::Model`] (the rest).
+/// Build the device model, the only device of its run. Never fails: every problem is
+/// recorded on the device.
 pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<UnknownFile>) {
+    build_device_in_run(parsers, input, 1)
+}
+
+/// Build the device model as one of `run_devices` devices (its share of the run's port floor,
+/// [`crate::model::port_bound`]). Never fails: every problem is recorded on the device.
+/// Its time goes to [`Phase::Parse`] (the engine over each file) and [`Phase::Model`] (the rest).
+pub fn build_device_in_run(
+    parsers: &Parsers,
+    input: &DeviceInput,
+    run_devices: usize,
+) -> (Device, Vec<UnknownFile>) {
     let start = timings::thread_cpu();
     let mut parse_time = Duration::ZERO;
-    let built = build_device_timed(parsers, input, &mut parse_time);
+    let built = build_device_timed(parsers, input, run_devices, &mut parse_time);
     timings::add_cpu(Phase::Parse, parse_time);
     timings::add_cpu(
         Phase::Model,
@@ -133,11 +144,19 @@ pub fn build_device(parsers: &Parsers, input: &DeviceInput) -> (Device, Vec<Unkn
 fn build_device_timed(
     parsers: &Parsers,
     input: &DeviceInput,
+    run_devices: usize,
     parse_time: &mut Duration,
 ) -> (Device, Vec<UnknownFile>) {
+    let input_bytes = input
+        .files
+        .iter()
+        .filter_map(|f| f.text.as_ref().ok())
+        .map(String::len)
+        .sum();
     let mut dev = Device {
         name: input.name.clone(),
         error: input.error.clone(),
+        port_cap: Some(crate::model::port_bound(input_bytes, run_devices)),
         ..Default::default()
     };
     let mut unknown = Vec::new();

@@ -1,7 +1,7 @@
 //! Assembling the fabric: every device parsed (in parallel), the cabling plan merged with LLDP
 //! from both ends, and the policy resolved from defaults and `fabric.toml [policy]`.
 
-use crate::device::{UnknownFile, build_device};
+use crate::device::{UnknownFile, build_device_in_run};
 use crate::model::{
     Device, Endpoint, Fabric, Interface, Link, LldpNeighbor, Notice, PortMatch, RoceScope, Src,
 };
@@ -139,7 +139,7 @@ fn load_and_build(parsers: &Parsers, snap: &Snapshot, i: usize) -> Built {
     let start = timings::thread_cpu();
     let (input, read_notices) = snap.load_device(i);
     timings::add_cpu(Phase::Read, timings::thread_cpu().saturating_sub(start));
-    let (mut d, u) = build_device(parsers, &input);
+    let (mut d, u) = build_device_in_run(parsers, &input, snap.devices.len());
     // Kept until the report: no room for ports that never came (a port is 1,176 bytes inline).
     d.interfaces.shrink_to_fit();
     (d, u, read_notices)

@@ -216,12 +216,16 @@ pub struct Device {
     /// Finds a port of `interfaces` by name while readers build the device (dropped after).
     #[serde(skip)]
     pub iface_index: name_index::NameIndex,
-    /// Ports named after the device already had [`MAX_INTERFACES`]: how many times a reader
-    /// named a new one (a run of lookups of one name counts once); none of them is read
-    /// (PARSE013).
+    /// Ports named after the device already had as many as it keeps ([`port_bound`]): how
+    /// many times a reader named a new one (a run of lookups of one name counts once); none
+    /// of them is read (PARSE013).
     #[serde(skip_serializing_if = "is_zero")]
     pub interfaces_not_read: u32,
-    /// Where a reader writes a port past [`MAX_INTERFACES`]: one scratch port, replaced for
+    /// The most ports this device keeps ([`port_bound`] of its files' size); `None`:
+    /// [`MAX_INTERFACES`] (a device built outside an audit run, before its bound is set).
+    #[serde(skip)]
+    pub port_cap: Option<usize>,
+    /// Where a reader writes a port past [`Device::port_limit`]: one scratch port, replaced for
     /// each new name and never read.
     #[serde(skip)]
     #[doc(hidden)]
@@ -244,6 +248,40 @@ fn is_zero(n: &u32) -> bool {
 /// have 576 ports, 4,608 when every one is broken out to 8, plus up to 4,094 VLAN interfaces
 /// and a few thousand subinterfaces or port-channels.
 pub const MAX_INTERFACES: usize = 16_384;
+
+/// Ports a device keeps for each this many bytes of its files, beyond its floor
+/// ([`port_bound`]). A port costs the model 500-900 bytes (measured with
+/// `examples/fuzz_smoke --input` on EOS range ports: ~680 B, ~840 B with PFC set), so 48
+/// bytes a port holds the ports of any input within 20 times its size; a real device's files
+/// spend far more on each port (fixture and corpus configurations: 58-440 bytes a port, the
+/// least a real Onyx configuration of range lines).
+pub const INPUT_BYTES_PER_PORT: usize = 48;
+
+/// Ports any device keeps whatever its files' size, in a run of at most
+/// [`RUN_PORT_FLOOR`] / 1,024 devices: a 60-byte intended configuration of one
+/// `interface Ethernet1/1-64` range is a real 64-port switch, and a 576-port chassis can be
+/// written in a few short range lines.
+pub const DEVICE_PORT_FLOOR: usize = 1_024;
+
+/// The floors of all the devices of one run together: a run of more than 256 devices shares
+/// it (each keeps [`DEVICE_PORT_FLOOR`] or its equal share), so many tiny files of range
+/// lines cannot add up to more ports than this beyond what their bytes pay for (before: 160
+/// EOS configs of four `interface EthernetK/1-4095` lines, 19 KB in all, took 891 MB; issue 19).
+pub const RUN_PORT_FLOOR: usize = 262_144;
+
+/// The most ports a device of a run of `run_devices` devices keeps when its files hold
+/// `input_bytes` bytes: its floor plus one port per [`INPUT_BYTES_PER_PORT`] bytes, at most
+/// [`MAX_INTERFACES`]. So the ports of a run cost memory in proportion to its input, plus a
+/// fixed part, however few bytes a range line spends on many ports. The same input always
+/// gets the same bound (it depends on sizes and counts, never on the order of the work).
+pub fn port_bound(input_bytes: usize, run_devices: usize) -> usize {
+    let floor = DEVICE_PORT_FLOOR
+        .min(RUN_PORT_FLOOR / run_devices.max(1))
+        .max(1);
+    floor
+        .saturating_add(input_bytes / INPUT_BYTES_PER_PORT)
+        .min(MAX_INTERFACES)
+}
 
 /// One fact where the running switch differs from its configuration. The running value is
 /// what the model holds (rules judge the switch as it runs); this records the difference.
@@ -1383,13 +1421,18 @@ impl Device {
             .position(&self.interfaces, |i| i.name.as_str(), name)
     }
 
+    /// The most ports this device keeps: [`port_bound`] of its files, or [`MAX_INTERFACES`].
+    pub fn port_limit(&self) -> usize {
+        self.port_cap.unwrap_or(MAX_INTERFACES).min(MAX_INTERFACES)
+    }
+
     /// The position of the interface `name`, created when new; `None` when it is new and the
-    /// device already has [`MAX_INTERFACES`] (then counted in `interfaces_not_read`).
+    /// device already has [`Device::port_limit`] ports (then counted in `interfaces_not_read`).
     pub fn iface_slot(&mut self, name: &str, kind: &str) -> Option<usize> {
         if let Some(pos) = self.iface_position(name) {
             return Some(pos);
         }
-        if self.interfaces.len() >= MAX_INTERFACES {
+        if self.interfaces.len() >= self.port_limit() {
             if self.spill.as_ref().is_none_or(|s| s.name != name) {
                 self.interfaces_not_read = self.interfaces_not_read.saturating_add(1);
                 self.spill = Some(Box::new(Interface::new(name, kind)));
@@ -1405,7 +1448,7 @@ impl Device {
         Some(len)
     }
 
-    /// Get or create an interface by canonical name. Past [`MAX_INTERFACES`] a new name gets
+    /// Get or create an interface by canonical name. Past [`Device::port_limit`] a new name gets
     /// a scratch port that is not part of the device (see `interfaces_not_read`).
     pub fn iface(&mut self, name: &str, kind: &str) -> &mut Interface {
         match self.iface_slot(name, kind) {

@@ -166,6 +166,7 @@ pub fn full_device() -> Device {
         roce_scope: Some(RoceScope::default()),
         iface_index: Default::default(),
         interfaces_not_read: 1,
+        port_cap: None,
         spill: None,
         sharing: Default::default(),
     }

@@ -43,14 +43,10 @@ pub struct Limits {
     pub min_mutations: usize,
     pub max_inputs: u64,
     pub max_len: usize,
-    /// Peak memory allowed per input: `ratio` × input bytes + `allowance`. The default
-    /// allowance (256 MiB) is the fixed cost of any input (32 MiB) plus one device at its
-    /// bound: 20 bytes of `interface Ethernet1/1-4095` (or NVUE `swp1-4096`) stand for
-    /// thousands of ports, and a device's ranges name at most 16,384 ports between them, as
-    /// many as it keeps (PARSE013): ~90 MB on EOS (tests/spec/hostile_cost.rs
-    /// `range_lines_name_at_most_a_device_of_ports`), ~160 MB on Cumulus (the regression
-    /// input `platform_cumulus/fuzz-nvue-range-amplification`). What the limit catches is
-    /// growth past that bound.
+    /// Peak memory allowed per input: `ratio` × input bytes + `allowance`, the coarse limit
+    /// whose breach is a crash (the 20 × bound of issue 19 is [`MemoryRecord`]'s). The
+    /// default allowance (256 MiB) is far above the fixed cost of any input; what it catches
+    /// is growth without bound.
     pub ratio: usize,
     pub allowance: usize,
     pub hang: Duration,

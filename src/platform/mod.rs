@@ -118,7 +118,7 @@ impl BuildNotes {
 
 /// Fill `dev` from its outputs with the platform's module.
 pub fn build(platform: &str, dev: &mut Device, outs: &[Output]) -> BuildNotes {
-    util::start_range_budget();
+    util::start_range_budget(dev.port_limit());
     let mut notes = build_platform(platform, dev, outs);
     notes.fill_not_read(outs);
     // The rest of each port's maps is filled only for the model the user asks to see

@@ -150,32 +150,64 @@ pub fn dscp_div8() -> Vec<u8> {
 /// Most names one `interface` range line may stand for (a larger count is not expanded).
 pub const MAX_RANGE: usize = 4096;
 
+/// The range budget of the device being built (`platform::build` starts it).
+struct RangeBudget {
+    /// Port names its distinct ranges have stood for so far.
+    used: usize,
+    /// The most they may stand for: the ports the device keeps ([`crate::model::Device::port_limit`]).
+    limit: usize,
+    /// The ranges already counted (a hash of each one's words and ends): a real configuration
+    /// names the same ports by one range on many lines (Onyx writes `interface ethernet
+    /// 1/1-1/32 ...` once per setting), which stands for no new port.
+    seen: std::collections::HashSet<u64>,
+}
+
 thread_local! {
-    /// Port names the ranges of the device being built have stood for so far.
-    static RANGE_NAMES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    static RANGE_BUDGET: std::cell::RefCell<RangeBudget> = std::cell::RefCell::new(RangeBudget {
+        used: 0,
+        limit: crate::model::MAX_INTERFACES,
+        seen: Default::default(),
+    });
 }
 
-/// A device's files start being read (`platform::build`): its ranges may name up to
-/// [`crate::model::MAX_INTERFACES`] ports between them. Each range line is bounded, but a
+/// A device's files start being read (`platform::build`): its distinct ranges may name up to
+/// `limit` ports between them, the ports the device keeps. Each range line is bounded, but a
 /// file of such lines was not: 14 KB of `interface Ethernet2-4094` blocks made 8,000 copies
-/// of a port's settings (55 MB; found by the EOS fuzz target, issue 19).
-pub fn start_range_budget() {
-    RANGE_NAMES.with(|c| c.set(0));
+/// of a port's settings (55 MB; found by the EOS fuzz target, issue 19), and readers hold what
+/// a range names before the device does (a 521-byte NCLU file naming 3,132 ports held 2.7 MB).
+pub fn start_range_budget(limit: usize) {
+    RANGE_BUDGET.with(|b| {
+        let mut b = b.borrow_mut();
+        b.used = 0;
+        b.limit = limit;
+        b.seen = Default::default();
+    });
 }
 
-/// Count `n` more port names stood for by ranges; an error, and nothing counted, once the
-/// device's ranges would name more ports than a device keeps. The caller reports the line
-/// as not expanded, with this reason.
-pub fn spend_range_names(n: usize) -> Result<(), String> {
-    RANGE_NAMES.with(|c| {
-        let used = c.get().saturating_add(n);
-        if used > crate::model::MAX_INTERFACES {
+/// Count the port names the range from `a` to `b` of `stem` stands for (`stem` and the ends
+/// fix the names: `Ethernet1/` 1 to 32); a range counted before is free. An error, and
+/// nothing counted, once the device's ranges would name more ports than it keeps. The caller
+/// reports the line as not expanded, with this reason.
+pub fn spend_range(stem: &str, a: u32, b: u32) -> Result<(), String> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (stem, a, b).hash(&mut h);
+    let key = h.finish();
+    let n = (b.saturating_sub(a) as usize).saturating_add(1);
+    RANGE_BUDGET.with(|cell| {
+        let mut budget = cell.borrow_mut();
+        if budget.seen.contains(&key) {
+            return Ok(());
+        }
+        let used = budget.used.saturating_add(n);
+        if used > budget.limit {
             return Err(format!(
-                "the interface ranges of this device's files name more than {} ports between them (the most a device keeps): not expanded",
-                crate::model::MAX_INTERFACES
+                "the interface ranges of this device's files name more than {} ports between them (as many as it keeps for files of their size): not expanded",
+                budget.limit
             ));
         }
-        c.set(used);
+        budget.used = used;
+        budget.seen.insert(key);
         Ok(())
     })
 }
@@ -250,7 +282,7 @@ pub fn expand_if_list(spec: &str, canon: impl Fn(&str) -> String) -> Result<Vec<
                 "range {first}-{last} is longer than {MAX_RANGE} interfaces"
             ));
         }
-        spend_range_names((b - a) as usize + 1)?;
+        spend_range(&format!("{family}{stem}"), a, b)?;
         for n in a..=b {
             out.push(canon(&format!("{family}{stem}{n}")));
         }

@@ -178,6 +178,7 @@ fn device_json(d: &Device, templates: &Templates) -> serde_json::Value {
         drift,
         iface_index: _,
         interfaces_not_read,
+        port_cap: _,
         spill: _,
         sharing: _,
     } = d;

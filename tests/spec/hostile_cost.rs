@@ -363,12 +363,13 @@ fn audit_one_switch_with(tag: &str, platform: &str, text: &str, options: &[&str]
     t
 }
 
-/// `n` NX-OS port stanzas, each setting an MTU, after a hostname line.
+/// `n` NX-OS port stanzas, each with a description and an MTU (as a real config spends more
+/// than the 48 bytes a port a device's bound asks, `model::port_bound`), after a hostname line.
 fn nxos_stanzas(n: usize) -> String {
     let mut text = String::from("hostname sw1\n");
     for i in 0..n {
         text.push_str(&format!(
-            "interface Ethernet{}/{}\n  mtu 9216\n",
+            "interface Ethernet{}/{}\n  description server\n  mtu 9216\n",
             i / 48 + 1,
             i % 48 + 1
         ));
@@ -404,7 +405,7 @@ fn os10_stanzas_of_many_ports_cost_linear_time() {
         String::from("OS10# show running-configuration\n! Version 10.5.2.3\nhostname sw1\n");
     for i in 0..16_000 {
         text.push_str(&format!(
-            "interface ethernet1/{}/{}\n mtu 9216\n!\n",
+            "interface ethernet1/{}/{}\n description server\n mtu 9216\n!\n",
             i / 48 + 1,
             i % 48 + 1
         ));
@@ -419,30 +420,98 @@ fn os10_stanzas_of_many_ports_cost_linear_time() {
     assert_eq!(v["summary"]["interfaces"], 16_000, "{}", v["summary"]);
 }
 
+/// The most ports a single device whose files hold `bytes` bytes keeps
+/// (`model::port_bound`: 1,024 plus one per 48 bytes), as the range budget too.
+fn port_bound_of_one(bytes: usize) -> usize {
+    1024 + bytes / 48
+}
+
+/// The lines of PARSE001's evidence whose reason has `why`.
+fn unread_lines_saying(v: &serde_json::Value, why: &str) -> Vec<u64> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "PARSE001")
+        .flat_map(|f| {
+            f["evidence"]["unrecognized"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|u| u["text"].as_str().unwrap_or("").contains(why))
+        .filter_map(|u| u["line"].as_u64())
+        .collect()
+}
+
 /// Issue 19, found by the EOS fuzz target: each `interface` range line stands for at most
 /// 4,096 ports, but a file of such lines did not: 14 KB of `interface Ethernet2-4094` blocks
 /// made 8,000 copies of a port's settings (55 MB), 60 lines of 4,095 would make 245,700. A
-/// device's ranges now name at most 16,384 ports between them (the most a device keeps); the
-/// lines past that are reported, not expanded, and memory stays that of one full device.
+/// device's distinct ranges now name at most as many ports as the device keeps for files of
+/// their size (`model::port_bound`); a line past that is reported with its line, not expanded.
 #[test]
-fn range_lines_name_at_most_a_device_of_ports() {
+fn range_lines_name_no_more_ports_than_their_bytes_pay_for() {
     let mut text = String::from("! device: sw1 (DCS-7060X4-32, EOS-4.31.2F)\nhostname sw1\n");
     for k in 1..=60 {
         text.push_str(&format!(
-            "interface Ethernet{k}/1-4095\n   mtu 9214\n   shutdown\n"
+            "interface Ethernet{k}/1-1000\n   mtu 9214\n   shutdown\n"
         ));
     }
+    let bound = port_bound_of_one(text.len());
+    assert!((1000..2000).contains(&bound), "one line fits: {bound}");
     let (t, v) = audit_one_switch("eos-ranges", "eos", &text);
-    let ports = v["summary"]["interfaces"].as_u64().unwrap();
-    assert!((16_000..=16_384).contains(&ports), "{}", v["summary"]);
-    let report = String::from_utf8_lossy(&t.out.stdout);
+    assert_eq!(v["summary"]["interfaces"], 1000, "{}", v["summary"]);
+    // Lines 3, 6, ... of the 59 range lines after the first.
+    let refused = unread_lines_saying(&v, &format!("name more than {bound} ports between them"));
+    let expected: Vec<u64> = (2..=60).map(|k| 3 + (k - 1) * 3).collect();
+    assert_eq!(refused, expected);
     assert!(
-        report.contains("name more than 16384 ports between them"),
-        "the lines past the bound are reported"
+        t.peak < 100 << 20,
+        "{} MiB at peak for 60 range lines",
+        t.peak >> 20
+    );
+}
+
+/// Issue 19: the bound per device multiplied by devices. 160 EOS configs of four `interface
+/// EthernetK/1-4095` lines (19 KB in all) took 891 MB of memory, each device keeping 16,380
+/// ports. A run's devices now share one floor of 262,144 ports (each at most 1,024) beyond
+/// what their bytes pay for: in a run of 400 a device keeps 655 and a few more, so of each
+/// file's `Ethernet1/1-600`, `Ethernet2/1-100` and three `EthernetK/1-4095` lines only the
+/// first is expanded (before: 12,985 ports each, over 5 million in all).
+#[test]
+fn many_tiny_range_configs_share_one_port_floor() {
+    let dir = common::scratch("cost", "many-range-configs");
+    std::fs::create_dir_all(dir.join("configs")).unwrap();
+    for i in 1..=400 {
+        let mut text =
+            format!("! device: sw{i} (DCS-7280SR3-48YC8, EOS-4.28.3M)\nhostname sw{i}\n");
+        text.push_str("interface Ethernet1/1-600\n   mtu 9214\n");
+        text.push_str("interface Ethernet2/1-100\n   mtu 9214\n");
+        for k in 3..=5 {
+            text.push_str(&format!("interface Ethernet{k}/1-4095\n   mtu 9214\n"));
+        }
+        assert!(
+            262_144 / 400 + text.len() / 48 < 700,
+            "the second line does not fit"
+        );
+        std::fs::write(dir.join(format!("configs/sw{i}.cfg")), text).unwrap();
+    }
+    let t = run_timed(
+        &["audit", s(&dir), "--format", "json"],
+        Duration::from_secs(240),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let v = t.json();
+    assert_eq!(v["summary"]["interfaces"], 400 * 600, "{}", v["summary"]);
+    let refused = unread_lines_saying(&v, "ports between them");
+    assert_eq!(
+        refused.len(),
+        400 * 4,
+        "four lines of each file are reported"
     );
     assert!(
         t.peak < 400 << 20,
-        "{} MiB at peak for 60 range lines",
+        "{} MiB at peak for 400 files of five range lines",
         t.peak >> 20
     );
 }
@@ -459,34 +528,14 @@ fn os9_channel_members_past_the_range_budget_are_reported() {
             "interface Port-channel {k}\n no ip address\n channel-member TenGigabitEthernet {k}/0-512\n no shutdown\n!\n"
         ));
     }
+    let bound = port_bound_of_one(text.len());
     let (_t, v) = audit_one_switch("os9-members", "os10", &text);
-    let report = v.to_string();
-    assert!(
-        report.contains("name more than 16384 ports between them"),
-        "the member lines past the bound are reported"
-    );
-    // 40 lines of 513 members: the budget (16,384) holds 31 of them; the other 9 (port-channels
-    // 32-40) are the unrecognized lines of PARSE001, each at its line.
-    let refused: Vec<u64> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["rule"] == "PARSE001")
-        .flat_map(|f| {
-            f["evidence"]["unrecognized"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|u| {
-            u["text"]
-                .as_str()
-                .unwrap_or("")
-                .contains("name more than 16384 ports")
-        })
-        .filter_map(|u| u["line"].as_u64())
-        .collect();
-    let expected: Vec<u64> = (32..=40).map(|k| 5 + (k - 1) * 5 + 3).collect();
+    // 40 lines of 513 members: the budget holds bound / 513 of them (2); the others are the
+    // unrecognized lines of PARSE001, each at its line.
+    let fit = (bound / 513) as u64;
+    assert_eq!(fit, 2, "bound {bound}");
+    let refused = unread_lines_saying(&v, &format!("name more than {bound} ports between them"));
+    let expected: Vec<u64> = (fit + 1..=40).map(|k| 5 + (k - 1) * 5 + 3).collect();
     assert_eq!(refused, expected);
 }
 

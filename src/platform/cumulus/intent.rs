@@ -346,7 +346,7 @@ pub(super) fn expand_ports(spec: &str) -> Result<Vec<String>, String> {
                         "interface range `{part}` runs backwards or over 4096 ports"
                     ));
                 }
-                crate::platform::util::spend_range_names((b - a) as usize + 1)?;
+                crate::platform::util::spend_range(&prefix, a, b)?;
                 out.extend((a..=b).map(|n| format!("{prefix}{n}")));
             }
             None => out.push(part.to_string()),

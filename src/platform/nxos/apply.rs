@@ -652,7 +652,7 @@ pub fn apply(dev: &mut Device, cfg: &Config, notes: &mut BuildNotes) {
     dev.qos.nodrop_class_mtu = nq.nodrop_mtu.clone();
 
     // One port per block (at most): the list grown once, not by steps that leave room unused.
-    let room = crate::model::MAX_INTERFACES.saturating_sub(dev.interfaces.len());
+    let room = dev.port_limit().saturating_sub(dev.interfaces.len());
     dev.interfaces.reserve_exact(cfg.interfaces.len().min(room));
     for ifc in &cfg.interfaces {
         let kind = ifc.kind();

@@ -54,7 +54,7 @@ fn show_interface(dev: &mut Device, o: &Output) {
         .iter()
         .filter(|r| matches!(p.kind(r), "header" | "belongs"))
         .count();
-    let room = crate::model::MAX_INTERFACES.saturating_sub(dev.interfaces.len());
+    let room = dev.port_limit().saturating_sub(dev.interfaces.len());
     dev.interfaces.reserve(headers.min(room));
     // Index of the interface the current block describes (records follow their header).
     let mut cur: Option<usize> = None;

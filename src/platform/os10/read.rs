@@ -315,7 +315,7 @@ fn expand_range(spec: &str) -> Result<Vec<String>, String> {
                 if x > y || y - x > 512 {
                     return Err(cannot());
                 }
-                crate::platform::util::spend_range_names((y - x) as usize + 1)?;
+                crate::platform::util::spend_range(&format!("{word}{pa}/"), x, y)?;
                 out.extend((x..=y).map(|n| canonical_ifname(&format!("{word}{pa}/{n}"))));
             }
             None => out.push(canonical_ifname(&format!("{word}{part}"))),
@@ -353,7 +353,7 @@ fn expand_members(spec: &str) -> (Vec<String>, Option<String>) {
         };
         let spent = match (a.parse::<u32>(), b.parse::<u32>()) {
             (Ok(x), Ok(y)) if x <= y && y - x <= 512 => {
-                crate::platform::util::spend_range_names((y - x) as usize + 1).map(|()| {
+                crate::platform::util::spend_range(&format!("{word}{pfx}/"), x, y).map(|()| {
                     out.extend((x..=y).map(|n| canonical_ifname(&format!("{word}{pfx}/{n}"))));
                 })
             }
