@@ -465,8 +465,10 @@ fn range_lines_name_no_more_ports_than_their_bytes_pay_for() {
     let refused = unread_lines_saying(&v, &format!("name more than {bound} ports between them"));
     let expected: Vec<u64> = (2..=60).map(|k| 3 + (k - 1) * 3).collect();
     assert_eq!(refused, expected);
+    // Loose: a child's peak as wait4 reports it starts from this test process's own size
+    // at the fork, and the other tests running beside it grow that.
     assert!(
-        t.peak < 100 << 20,
+        t.peak < 400 << 20,
         "{} MiB at peak for 60 range lines",
         t.peak >> 20
     );
