@@ -252,22 +252,27 @@ pub const MAX_INTERFACES: usize = 16_384;
 /// Ports a device keeps for each this many bytes of its files, beyond its floor
 /// ([`port_bound`]). A port costs the model 500-900 bytes (measured with
 /// `examples/fuzz_smoke --input` on EOS range ports: ~680 B, ~840 B with PFC set), so 48
-/// bytes a port holds the ports of any input within 20 times its size; a real device's files
+/// bytes a port holds the model's ports of any input within 20 times its size (the findings
+/// a port draws cost a whole audit more: see [`RUN_PORT_FLOOR`]); a real device's files
 /// spend far more on each port (fixture and corpus configurations: 58-440 bytes a port, the
 /// least a real Onyx configuration of range lines).
 pub const INPUT_BYTES_PER_PORT: usize = 48;
 
 /// Ports any device keeps whatever its files' size, in a run of at most
-/// [`RUN_PORT_FLOOR`] / 1,024 devices: a 60-byte intended configuration of one
+/// [`RUN_PORT_FLOOR`] / 1,024 (64) devices: a 60-byte intended configuration of one
 /// `interface Ethernet1/1-64` range is a real 64-port switch, and a 576-port chassis can be
 /// written in a few short range lines.
 pub const DEVICE_PORT_FLOOR: usize = 1_024;
 
-/// The floors of all the devices of one run together: a run of more than 256 devices shares
+/// The floors of all the devices of one run together: a run of more than 64 devices shares
 /// it (each keeps [`DEVICE_PORT_FLOOR`] or its equal share), so many tiny files of range
 /// lines cannot add up to more ports than this beyond what their bytes pay for (before: 160
 /// EOS configs of four `interface EthernetK/1-4095` lines, 19 KB in all, took 891 MB; issue 19).
-pub const RUN_PORT_FLOOR: usize = 262_144;
+/// A port with findings costs a whole audit up to ~5 KB (its findings, their fixes, the
+/// report), so this floor is at most ~330 MB however many files a pull request adds; a real
+/// fabric's devices each get their share plus their files' bytes (a 1,000-switch fabric: 65
+/// ports each, plus ~100 for a 5 KB configuration).
+pub const RUN_PORT_FLOOR: usize = 65_536;
 
 /// The most ports a device of a run of `run_devices` devices keeps when its files hold
 /// `input_bytes` bytes: its floor plus one port per [`INPUT_BYTES_PER_PORT`] bytes, at most
@@ -1457,5 +1462,23 @@ impl Device {
                 .spill
                 .get_or_insert_with(|| Box::new(Interface::new(name, kind))),
         }
+    }
+}
+
+#[cfg(test)]
+mod port_bound_tests {
+    use super::port_bound;
+
+    #[test]
+    fn a_device_keeps_its_floor_plus_what_its_bytes_pay_for() {
+        assert_eq!(port_bound(0, 1), 1024);
+        assert_eq!(port_bound(48 * 100 + 47, 1), 1124);
+        // Up to 64 devices each keep the whole floor; more share 65,536 ports.
+        assert_eq!(port_bound(0, 64), 1024);
+        assert_eq!(port_bound(0, 65), 1008);
+        assert_eq!(port_bound(4800, 1000), 65 + 100);
+        // Never nothing, never past the model's bound.
+        assert_eq!(port_bound(0, 10_000_000), 1);
+        assert_eq!(port_bound(usize::MAX, 1), 16_384);
     }
 }
