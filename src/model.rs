@@ -259,20 +259,22 @@ pub const MAX_INTERFACES: usize = 16_384;
 pub const INPUT_BYTES_PER_PORT: usize = 48;
 
 /// Ports any device keeps whatever its files' size, in a run of at most
-/// [`RUN_PORT_FLOOR`] / 1,024 (64) devices: a 60-byte intended configuration of one
+/// [`RUN_PORT_FLOOR`] / 1,024 (32) devices: a 60-byte intended configuration of one
 /// `interface Ethernet1/1-64` range is a real 64-port switch, and a 576-port chassis can be
 /// written in a few short range lines.
 pub const DEVICE_PORT_FLOOR: usize = 1_024;
 
-/// The floors of all the devices of one run together: a run of more than 64 devices shares
+/// The floors of all the devices of one run together: a run of more than 32 devices shares
 /// it (each keeps [`DEVICE_PORT_FLOOR`] or its equal share), so many tiny files of range
 /// lines cannot add up to more ports than this beyond what their bytes pay for (before: 160
 /// EOS configs of four `interface EthernetK/1-4095` lines, 19 KB in all, took 891 MB; issue 19).
-/// A port with findings costs a whole audit up to ~5 KB (its findings, their fixes, the
-/// report), so this floor is at most ~330 MB however many files a pull request adds; a real
-/// fabric's devices each get their share plus their files' bytes (a 1,000-switch fabric: 65
-/// ports each, plus ~100 for a 5 KB configuration).
-pub const RUN_PORT_FLOOR: usize = 65_536;
+/// A port with findings costs a whole audit up to ~7 KB (five findings, the report): 64 files
+/// of 240 bytes, each a range of 1,016 ports with PFC on and MTU 1500, took 468 MB of RSS and
+/// 27 s at 65,536 (`fabric-audit audit DIR --format json`), so this floor is half that. A
+/// real fabric's devices each get their share plus their files' bytes (a 1,000-switch fabric:
+/// 32 ports each, plus ~100 for a 5 KB configuration; 500 files of one 100-byte range line
+/// still keep 64 ports each).
+pub const RUN_PORT_FLOOR: usize = 32_768;
 
 /// The most ports a device of a run of `run_devices` devices keeps when its files hold
 /// `input_bytes` bytes: its floor plus one port per [`INPUT_BYTES_PER_PORT`] bytes, at most
@@ -1473,10 +1475,10 @@ mod port_bound_tests {
     fn a_device_keeps_its_floor_plus_what_its_bytes_pay_for() {
         assert_eq!(port_bound(0, 1), 1024);
         assert_eq!(port_bound(48 * 100 + 47, 1), 1124);
-        // Up to 64 devices each keep the whole floor; more share 65,536 ports.
-        assert_eq!(port_bound(0, 64), 1024);
-        assert_eq!(port_bound(0, 65), 1008);
-        assert_eq!(port_bound(4800, 1000), 65 + 100);
+        // Up to 32 devices each keep the whole floor; more share 32,768 ports.
+        assert_eq!(port_bound(0, 32), 1024);
+        assert_eq!(port_bound(0, 33), 992);
+        assert_eq!(port_bound(4800, 1000), 32 + 100);
         // Never nothing, never past the model's bound.
         assert_eq!(port_bound(0, 10_000_000), 1);
         assert_eq!(port_bound(usize::MAX, 1), 16_384);

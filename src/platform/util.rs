@@ -151,63 +151,72 @@ pub fn dscp_div8() -> Vec<u8> {
 pub const MAX_RANGE: usize = 4096;
 
 /// The range budget of the device being built (`platform::build` starts it).
+#[derive(Clone, Copy)]
 struct RangeBudget {
-    /// Port names its distinct ranges have stood for so far.
+    /// The ports the device keeps ([`port_limit`]).
+    ports: usize,
+    /// Port names its range lines have stood for so far.
     used: usize,
-    /// The most they may stand for: the ports the device keeps ([`crate::model::Device::port_limit`]).
+    /// The most they may stand for ([`start_range_budget`]).
     limit: usize,
-    /// The ranges already counted (a hash of each one's words and ends): a real configuration
-    /// names the same ports by one range on many lines (Onyx writes `interface ethernet
-    /// 1/1-1/32 ...` once per setting), which stands for no new port.
-    seen: std::collections::HashSet<u64>,
 }
 
 thread_local! {
-    static RANGE_BUDGET: std::cell::RefCell<RangeBudget> = std::cell::RefCell::new(RangeBudget {
-        used: 0,
-        limit: crate::model::MAX_INTERFACES,
-        seen: Default::default(),
-    });
+    static RANGE_BUDGET: std::cell::Cell<RangeBudget> = const {
+        std::cell::Cell::new(RangeBudget {
+            ports: crate::model::MAX_INTERFACES,
+            used: 0,
+            limit: crate::model::MAX_INTERFACES,
+        })
+    };
 }
 
-/// A device's files start being read (`platform::build`): its distinct ranges may name up to
-/// `limit` ports between them, the ports the device keeps. Each range line is bounded, but a
-/// file of such lines was not: 14 KB of `interface Ethernet2-4094` blocks made 8,000 copies
-/// of a port's settings (55 MB; found by the EOS fuzz target, issue 19), and readers hold what
-/// a range names before the device does (a 521-byte NCLU file naming 3,132 ports held 2.7 MB).
-pub fn start_range_budget(limit: usize) {
+/// Port names a device's range lines may stand for, per port it keeps: a real configuration
+/// names the same ports by one range on many lines (Onyx writes `interface ethernet 1/1-1/32
+/// ...` once per setting: 20 lines, 640 names, 32 ports), and each line is counted, because
+/// each costs its reader a copy per name (EOS copies the block for every port of the range).
+pub const RANGE_NAMES_PER_PORT: usize = 16;
+
+/// A device's files start being read (`platform::build`); it keeps at most `ports` ports. Its
+/// range lines may name [`RANGE_NAMES_PER_PORT`] times that between them, at most
+/// [`crate::model::MAX_INTERFACES`]. Each range line is bounded, but a file of such lines was
+/// not: 14 KB of `interface Ethernet2-4094` blocks made 8,000 copies of a port's settings
+/// (55 MB; found by the EOS fuzz target, issue 19). Counting a range repeated on many lines
+/// once instead let 26 KB of one repeated `interface Ethernet5/1-611` block make 7,300 copies
+/// (13.8 MB; the EOS fuzz target again), so every line counts.
+pub fn start_range_budget(ports: usize) {
     RANGE_BUDGET.with(|b| {
-        let mut b = b.borrow_mut();
-        b.used = 0;
-        b.limit = limit;
-        b.seen = Default::default();
+        b.set(RangeBudget {
+            ports,
+            used: 0,
+            limit: ports
+                .saturating_mul(RANGE_NAMES_PER_PORT)
+                .min(crate::model::MAX_INTERFACES),
+        })
     });
 }
 
-/// Count the port names the range from `a` to `b` of `stem` stands for (`stem` and the ends
-/// fix the names: `Ethernet1/` 1 to 32); a range counted before is free. An error, and
-/// nothing counted, once the device's ranges would name more ports than it keeps. The caller
-/// reports the line as not expanded, with this reason.
-pub fn spend_range(stem: &str, a: u32, b: u32) -> Result<(), String> {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    (stem, a, b).hash(&mut h);
-    let key = h.finish();
+/// The ports the device being built keeps ([`crate::model::Device::port_limit`]), for a
+/// reader's own table of ports: one kept beyond it would never reach the device.
+pub fn port_limit() -> usize {
+    RANGE_BUDGET.with(|b| b.get().ports)
+}
+
+/// Count the port names the range from `a` to `b` stands for. An error, and nothing counted, once the device's
+/// range lines would name more than their budget. The caller reports the line as not
+/// expanded, with this reason.
+pub fn spend_range(a: u32, b: u32) -> Result<(), String> {
     let n = (b.saturating_sub(a) as usize).saturating_add(1);
     RANGE_BUDGET.with(|cell| {
-        let mut budget = cell.borrow_mut();
-        if budget.seen.contains(&key) {
-            return Ok(());
-        }
+        let budget = cell.get();
         let used = budget.used.saturating_add(n);
         if used > budget.limit {
             return Err(format!(
-                "the interface ranges of this device's files name more than {} ports between them (as many as it keeps for files of their size): not expanded",
-                budget.limit
+                "the interface ranges of this device's files name more than {} ports between them ({} for each port it keeps for files of their size): not expanded",
+                budget.limit, RANGE_NAMES_PER_PORT
             ));
         }
-        budget.used = used;
-        budget.seen.insert(key);
+        cell.set(RangeBudget { used, ..budget });
         Ok(())
     })
 }
@@ -282,7 +291,7 @@ pub fn expand_if_list(spec: &str, canon: impl Fn(&str) -> String) -> Result<Vec<
                 "range {first}-{last} is longer than {MAX_RANGE} interfaces"
             ));
         }
-        spend_range(&format!("{family}{stem}"), a, b)?;
+        spend_range(a, b)?;
         for n in a..=b {
             out.push(canon(&format!("{family}{stem}{n}")));
         }

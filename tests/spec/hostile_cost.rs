@@ -421,9 +421,15 @@ fn os10_stanzas_of_many_ports_cost_linear_time() {
 }
 
 /// The most ports a single device whose files hold `bytes` bytes keeps
-/// (`model::port_bound`: 1,024 plus one per 48 bytes), as the range budget too.
+/// (`model::port_bound`: 1,024 plus one per 48 bytes).
 fn port_bound_of_one(bytes: usize) -> usize {
     1024 + bytes / 48
+}
+
+/// The most port names the range lines of a device keeping `ports` ports may stand for
+/// (`platform::util::start_range_budget`: 16 a port, at most 16,384).
+fn range_names_of(ports: usize) -> usize {
+    (ports * 16).min(16_384)
 }
 
 /// The lines of PARSE001's evidence whose reason has `why`.
@@ -444,11 +450,22 @@ fn unread_lines_saying(v: &serde_json::Value, why: &str) -> Vec<u64> {
         .collect()
 }
 
+/// The PARSE013 findings of a report.
+fn parse013(v: &serde_json::Value) -> Vec<&serde_json::Value> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "PARSE013")
+        .collect()
+}
+
 /// Issue 19, found by the EOS fuzz target: each `interface` range line stands for at most
 /// 4,096 ports, but a file of such lines did not: 14 KB of `interface Ethernet2-4094` blocks
 /// made 8,000 copies of a port's settings (55 MB), 60 lines of 4,095 would make 245,700. A
-/// device's distinct ranges now name at most as many ports as the device keeps for files of
-/// their size (`model::port_bound`); a line past that is reported with its line, not expanded.
+/// device keeps only as many ports as its files' size pays for (`model::port_bound`; the
+/// others are counted, PARSE013), and its range lines name at most 16 times that between
+/// them (at most 16,384); a line past that is reported with its line, not expanded.
 #[test]
 fn range_lines_name_no_more_ports_than_their_bytes_pay_for() {
     let mut text = String::from("! device: sw1 (DCS-7060X4-32, EOS-4.31.2F)\nhostname sw1\n");
@@ -458,12 +475,23 @@ fn range_lines_name_no_more_ports_than_their_bytes_pay_for() {
         ));
     }
     let bound = port_bound_of_one(text.len());
-    assert!((1000..2000).contains(&bound), "one line fits: {bound}");
+    let names = range_names_of(bound);
+    assert_eq!(names, 16_384);
     let (t, v) = audit_one_switch("eos-ranges", "eos", &text);
-    assert_eq!(v["summary"]["interfaces"], 1000, "{}", v["summary"]);
-    // Lines 3, 6, ... of the 59 range lines after the first.
-    let refused = unread_lines_saying(&v, &format!("name more than {bound} ports between them"));
-    let expected: Vec<u64> = (2..=60).map(|k| 3 + (k - 1) * 3).collect();
+    assert_eq!(v["summary"]["interfaces"], bound, "{}", v["summary"]);
+    let p13 = parse013(&v);
+    assert_eq!(p13.len(), 1);
+    assert!(
+        p13[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("covers only the first {bound}")),
+        "{}",
+        p13[0]
+    );
+    // The first 16 lines (16,000 names) are expanded; lines 17 to 60 are reported.
+    let refused = unread_lines_saying(&v, &format!("name more than {names} ports between them"));
+    let expected: Vec<u64> = (17..=60).map(|k| 3 + (k - 1) * 3).collect();
     assert_eq!(refused, expected);
     // Loose: a child's peak as wait4 reports it starts from this test process's own size
     // at the fork, and the other tests running beside it grow that.
@@ -476,26 +504,26 @@ fn range_lines_name_no_more_ports_than_their_bytes_pay_for() {
 
 /// Issue 19: the bound per device multiplied by devices. 160 EOS configs of four `interface
 /// EthernetK/1-4095` lines (19 KB in all) took 891 MB of memory, each device keeping 16,380
-/// ports. A run's devices now share one floor of 65,536 ports (each at most 1,024) beyond
-/// what their bytes pay for: in a run of 400 a device keeps 163 and a few more, so of each
-/// file's `Ethernet1/1-150`, `Ethernet2/1-100` and three `EthernetK/1-4095` lines only the
-/// first is expanded (before: 12,535 ports each, over 5 million in all).
+/// ports. A run's devices now share one floor of 32,768 ports (each at most 1,024) beyond
+/// what their bytes pay for: in a run of 400 a device keeps 81 and a few more (before: over
+/// 12,000 each from these files, almost 5 million in all).
 #[test]
 fn many_tiny_range_configs_share_one_port_floor() {
     let dir = common::scratch("cost", "many-range-configs");
     std::fs::create_dir_all(dir.join("configs")).unwrap();
+    let mut kept = 0;
     for i in 1..=400 {
         let mut text =
             format!("! device: sw{i} (DCS-7280SR3-48YC8, EOS-4.28.3M)\nhostname sw{i}\n");
-        text.push_str("interface Ethernet1/1-150\n   mtu 9214\n");
+        text.push_str("interface Ethernet1/1-60\n   mtu 9214\n");
         text.push_str("interface Ethernet2/1-100\n   mtu 9214\n");
         for k in 3..=5 {
             text.push_str(&format!("interface Ethernet{k}/1-4095\n   mtu 9214\n"));
         }
-        assert!(
-            65_536 / 400 + text.len() / 48 < 250,
-            "the second line does not fit"
-        );
+        let bound = 32_768 / 400 + text.len() / 48;
+        // The two short ranges fit the names budget, the three long ones do not.
+        assert!(160 <= range_names_of(bound) && range_names_of(bound) < 160 + 4095);
+        kept += bound;
         std::fs::write(dir.join(format!("configs/sw{i}.cfg")), text).unwrap();
     }
     let t = run_timed(
@@ -504,12 +532,17 @@ fn many_tiny_range_configs_share_one_port_floor() {
     );
     let _ = std::fs::remove_dir_all(&dir);
     let v = t.json();
-    assert_eq!(v["summary"]["interfaces"], 400 * 150, "{}", v["summary"]);
+    assert_eq!(v["summary"]["interfaces"], kept, "{}", v["summary"]);
+    assert_eq!(
+        parse013(&v).len(),
+        400,
+        "every device's ports past its bound"
+    );
     let refused = unread_lines_saying(&v, "ports between them");
     assert_eq!(
         refused.len(),
-        400 * 4,
-        "four lines of each file are reported"
+        400 * 3,
+        "three lines of each file are reported"
     );
     assert!(
         t.peak < 400 << 20,
@@ -530,13 +563,13 @@ fn os9_channel_members_past_the_range_budget_are_reported() {
             "interface Port-channel {k}\n no ip address\n channel-member TenGigabitEthernet {k}/0-512\n no shutdown\n!\n"
         ));
     }
-    let bound = port_bound_of_one(text.len());
+    let names = range_names_of(port_bound_of_one(text.len()));
     let (_t, v) = audit_one_switch("os9-members", "os10", &text);
-    // 40 lines of 513 members: the budget holds bound / 513 of them (2); the others are the
-    // unrecognized lines of PARSE001, each at its line.
-    let fit = (bound / 513) as u64;
-    assert_eq!(fit, 2, "bound {bound}");
-    let refused = unread_lines_saying(&v, &format!("name more than {bound} ports between them"));
+    // 40 lines of 513 members: the budget (16,384 names) holds 31 of them; the other 9
+    // (port-channels 32-40) are the unrecognized lines of PARSE001, each at its line.
+    let fit = (names / 513) as u64;
+    assert_eq!(fit, 31, "names {names}");
+    let refused = unread_lines_saying(&v, &format!("name more than {names} ports between them"));
     let expected: Vec<u64> = (fit + 1..=40).map(|k| 5 + (k - 1) * 5 + 3).collect();
     assert_eq!(refused, expected);
 }
@@ -921,5 +954,32 @@ fn a_code_point_list_left_open_is_not_read_again_for_every_statement_below_it() 
     assert!(
         undefined < 10,
         "{undefined} undefined references from 120 lines"
+    );
+}
+
+/// Issue 19, found by the Cumulus fuzz target: a reader's own table of ports is bounded as
+/// the device's is. NCLU lines naming 3,000 ports each were all held while the file was read
+/// (a 521-byte file: 2.7 MB), though the device keeps at most its bound; now the table stops
+/// at the bound too, and the ports past it are counted (PARSE013). What this test sees is the
+/// CLI's result (the bound and PARSE013, as for the device's own ports); the table's memory is
+/// measured by `fuzz_smoke platform_cumulus --input FILE` (2.7 MB → 0.72 MB on that file).
+#[test]
+fn nclu_ranges_past_the_port_bound_are_counted_not_held() {
+    let text = "net add hostname leaf1\n\
+                net add interface swp1-3000 mtu 9216\n\
+                net add interface swp1-3000 link speed 100000\n\
+                net commit\n";
+    let bound = port_bound_of_one(text.len());
+    let (_t, v) = audit_one_switch("nclu-ranges", "cumulus", text);
+    assert_eq!(v["summary"]["interfaces"], bound, "{}", v["summary"]);
+    let p13 = parse013(&v);
+    assert_eq!(p13.len(), 1, "{}", v["summary"]);
+    assert!(
+        p13[0]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("covers only the first {bound}")),
+        "{}",
+        p13[0]
     );
 }

@@ -125,6 +125,7 @@ pub(super) fn apply(dev: &mut Device, cfg: &mut Cfg) -> PortProfiles {
         dev.os_version = known(v.v.clone(), &v.src);
     }
     let mut ifaces = std::mem::take(&mut cfg.ifaces);
+    dev.interfaces_not_read = dev.interfaces_not_read.saturating_add(cfg.not_kept);
     let cfg: &Cfg = cfg;
     // Each member's bond (the last bond that lists it), by position; then what a member takes
     // from its bond: the bond's name and MTU.

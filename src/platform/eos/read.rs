@@ -105,8 +105,10 @@ pub(super) struct IfCfg {
     pub(super) name: String,
     pub(super) kind: &'static str,
     pub(super) src: Src,
-    /// `None` until a line inside the block is read ([`IfCfg::lines`]).
-    lines: Option<Box<IfLines>>,
+    /// `None` until a line inside the block is read ([`IfCfg::lines`]). Shared: each port of
+    /// a range is a copy of its block, and a block's statements (~1.2 KB) copied for each of
+    /// thousands of ports were most of what a file of range lines cost (issue 19).
+    lines: Option<std::sync::Arc<IfLines>>,
 }
 
 /// The statements inside one `interface` block.
@@ -145,7 +147,7 @@ impl IfCfg {
     }
 
     fn lines_mut(&mut self) -> &mut IfLines {
-        self.lines.get_or_insert_with(Box::default)
+        std::sync::Arc::make_mut(self.lines.get_or_insert_with(Default::default))
     }
 }
 

@@ -276,7 +276,7 @@ fn expand_member(m: &str, known_names: &BTreeMap<String, IfConf>) -> Result<Vec<
             let (a, b) = part.split_once('-').unwrap_or((part, part));
             match (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
                 (Ok(a), Ok(b)) if a <= b && b - a < MAX_RANGE => {
-                    crate::platform::util::spend_range(&format!("{pre}\u{0}{post}"), a, b)?;
+                    crate::platform::util::spend_range(a, b)?;
                     out.extend((a..=b).map(|n| format!("{pre}{n}{post}")))
                 }
                 _ => {
@@ -293,7 +293,7 @@ fn expand_member(m: &str, known_names: &BTreeMap<String, IfConf>) -> Result<Vec<
     if let Some(pre) = m.strip_suffix("/*")
         && !pre.contains('*')
     {
-        crate::platform::util::spend_range(&format!("{pre}/"), 0, 47)?;
+        crate::platform::util::spend_range(0, 47)?;
         return Ok((0..=47).map(|n| format!("{pre}/{n}")).collect());
     }
     if m.contains('*') {
@@ -323,7 +323,7 @@ fn expand_range(a: &str, b: &str) -> Result<Vec<String>, String> {
     };
     match (split(a), split(b)) {
         (Some((pa, x)), Some((pb, y))) if pa == pb && x <= y && y - x < MAX_RANGE => {
-            crate::platform::util::spend_range(&pa, x, y)?;
+            crate::platform::util::spend_range(x, y)?;
             Ok((x..=y).map(|n| format!("{pa}{n}")).collect())
         }
         _ => Err(format!(

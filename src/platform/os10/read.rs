@@ -315,7 +315,7 @@ fn expand_range(spec: &str) -> Result<Vec<String>, String> {
                 if x > y || y - x > 512 {
                     return Err(cannot());
                 }
-                crate::platform::util::spend_range(&format!("{word}{pa}/"), x, y)?;
+                crate::platform::util::spend_range(x, y)?;
                 out.extend((x..=y).map(|n| canonical_ifname(&format!("{word}{pa}/{n}"))));
             }
             None => out.push(canonical_ifname(&format!("{word}{part}"))),
@@ -352,11 +352,10 @@ fn expand_members(spec: &str) -> (Vec<String>, Option<String>) {
             continue;
         };
         let spent = match (a.parse::<u32>(), b.parse::<u32>()) {
-            (Ok(x), Ok(y)) if x <= y && y - x <= 512 => {
-                crate::platform::util::spend_range(&format!("{word}{pfx}/"), x, y).map(|()| {
+            (Ok(x), Ok(y)) if x <= y && y - x <= 512 => crate::platform::util::spend_range(x, y)
+                .map(|()| {
                     out.extend((x..=y).map(|n| canonical_ifname(&format!("{word}{pfx}/{n}"))));
-                })
-            }
+                }),
             _ => Err(format!(
                 "a member range this reader cannot expand (not numbers, backwards or over 512 ports): {part}"
             )),

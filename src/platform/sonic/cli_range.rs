@@ -61,7 +61,7 @@ fn standard_part(part: &str) -> Option<Vec<String>> {
     if hi - lo >= MAX_PART {
         return None;
     }
-    crate::platform::util::spend_range(&format!("Eth{slot}/"), lo, hi).ok()?;
+    crate::platform::util::spend_range(lo, hi).ok()?;
     Some((lo..=hi).map(|n| format!("Eth{slot}/{n}")).collect())
 }
 
