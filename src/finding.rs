@@ -42,16 +42,29 @@ impl Severity {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Where a finding's fact was read: a file of the snapshot and a line of it (0: the file as a
+/// whole). The file is the model's interned name (`model::file_name`), four bytes, not a copy
+/// of the name per finding (issue 19: a port's findings each held the name of the file it was
+/// read from).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Location {
-    pub file: String,
+    pub file: crate::model::file_name::FileName,
     pub line: u32,
+}
+
+impl Location {
+    pub fn new(file: &str, line: u32) -> Location {
+        Location {
+            file: crate::model::file_name::FileName::intern(file),
+            line,
+        }
+    }
 }
 
 impl From<&crate::model::Src> for Location {
     fn from(s: &crate::model::Src) -> Location {
         Location {
-            file: s.file.to_string(),
+            file: s.file,
             line: s.line,
         }
     }
@@ -79,9 +92,10 @@ pub struct Finding {
     pub severity: Severity,
     pub title: Arc<str>,
     pub message: String,
-    pub device: String,
+    /// Shared by the device's findings (and an interface's), not a copy per finding (issue 19).
+    pub device: Arc<str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub interface: Option<String>,
+    pub interface: Option<Arc<str>>,
     /// Boxed, as `remediation`: most findings have neither, and a finding is held for every
     /// object a rule fails on (issue 19: 328 bytes inline per finding, 96 of them an absent
     /// remediation).
@@ -176,12 +190,9 @@ mod tests {
             title: "".into(),
             message: message.into(),
             device: device.into(),
-            interface: iface.map(String::from),
+            interface: iface.map(Arc::from),
             peer: None,
-            source: Some(Location {
-                file: "configs/x.cfg".into(),
-                line,
-            }),
+            source: Some(Location::new("configs/x.cfg", line)),
             evidence: Evidence::new(),
             remediation: None,
         }

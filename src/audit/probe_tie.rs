@@ -21,7 +21,7 @@ fn on_path<'a>(p: &Probe, config: &'a [Finding]) -> Vec<&'a Finding> {
             let here = f
                 .interface
                 .as_deref()
-                .is_some_and(|i| ports.contains(&(f.device.as_str(), i)));
+                .is_some_and(|i| ports.contains(&(&*f.device, i)));
             let peer = f
                 .peer
                 .as_ref()

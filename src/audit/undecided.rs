@@ -173,7 +173,7 @@ pub fn explain(findings: &mut [Finding], devices: &[Device], rules: &RuleSet, pa
         by_name.entry(d.name.as_str()).or_insert(d);
     }
     for f in findings.iter_mut().filter(|f| f.undecided()) {
-        let Some(&d) = by_name.get(f.device.as_str()) else {
+        let Some(&d) = by_name.get(&*f.device) else {
             continue;
         };
         let Some(rule) = rules.get(&f.rule) else {

@@ -129,6 +129,12 @@ impl Evidence {
         self.0.is_empty()
     }
 
+    /// Gives back the room a list grown one key at a time keeps (a first key makes room for
+    /// four): for evidence that is built once, then held for as long as its finding.
+    pub fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
+    }
+
     pub fn len(&self) -> usize {
         self.0.len()
     }

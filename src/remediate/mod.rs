@@ -86,8 +86,8 @@ impl Target {
         Target {
             rule: f.rule.clone(),
             severity: f.severity,
-            device: f.device.clone(),
-            interface: f.interface.clone(),
+            device: f.device.to_string(),
+            interface: f.interface.as_deref().map(String::from),
             index,
         }
     }
@@ -430,7 +430,11 @@ pub fn plan_with(
         // fixes (PARSE001 lists every unrecognized line of a file in its evidence) was
         // converted whole for nothing, 40 times its file for a moment (issue 19).
         let mut fjson: Option<minijinja::Value> = None;
-        let mut ends: Vec<End> = vec![(f.device.clone(), f.interface.clone(), None)];
+        let mut ends: Vec<End> = vec![(
+            f.device.to_string(),
+            f.interface.as_deref().map(String::from),
+            None,
+        )];
         // Link rules may be fixed at either end; other rules on the finding's own device.
         let link = rules.get(&f.rule).is_some_and(|r| r.spec.scope == "link");
         if let Some(p) = f.peer.as_ref().filter(|_| link) {
@@ -438,12 +442,14 @@ pub fn plan_with(
             ends.push((
                 p.device.clone(),
                 Some(p.interface.clone()),
-                f.interface.clone().map(|i| (f.device.clone(), i)),
+                f.interface
+                    .as_deref()
+                    .map(|i| (f.device.to_string(), i.to_string())),
             ));
         } else if !link && let Some(i) = f.interface.as_deref() {
             // A port's own fix may have to agree with the port at the other end (MTU).
             ends[0].2 = peers
-                .get(&(f.device.as_str(), i))
+                .get(&(&*f.device, i))
                 .map(|(d, i)| (d.to_string(), i.to_string()));
         }
         let mut got = false;
@@ -593,7 +599,7 @@ pub fn attach_plan(a: &mut Audit, p: &Plan) {
                         platform: d.platform.clone(),
                         snippet: s.snippet.clone(),
                         safety: s.safety.as_str().to_string(),
-                        device: (d.device != f.device).then(|| d.device.clone()),
+                        device: (*d.device != *f.device).then(|| d.device.clone()),
                     }));
                 }
             }
@@ -606,7 +612,7 @@ pub fn attach_plan(a: &mut Audit, p: &Plan) {
 pub fn only_device(p: &mut Plan, findings: &[Finding], device: &str) {
     p.devices.retain(|d| d.device == device);
     p.withheld
-        .retain(|w| findings.get(w.index).is_some_and(|f| f.device == device));
+        .retain(|w| findings.get(w.index).is_some_and(|f| &*f.device == device));
 }
 
 /// A plan as written, its findings named from the audit the plan was made of.

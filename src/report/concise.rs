@@ -26,13 +26,13 @@ fn base(r: &Review) -> String {
 /// One finding's line.
 pub fn line(base: &str, f: &Finding) -> String {
     let place = match &f.source {
-        Some(s) if s.line > 0 => format!("{}:{}", Path::new(base).join(&s.file).display(), s.line),
-        Some(s) => Path::new(base).join(&s.file).display().to_string(),
+        Some(s) if s.line > 0 => format!("{}:{}", Path::new(base).join(s.file).display(), s.line),
+        Some(s) => Path::new(base).join(s.file).display().to_string(),
         None => base.to_string(),
     };
     let what = match &f.interface {
         Some(i) => format!("{}/{i}", f.device),
-        None => f.device.clone(),
+        None => f.device.to_string(),
     };
     let text = format!(
         "{place}: {} {} {what} {}",

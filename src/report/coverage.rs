@@ -40,9 +40,9 @@ pub fn of(findings: &[Finding]) -> Vec<RuleCoverage> {
             devices: Vec::new(),
             messages: Vec::new(),
         });
-        match c.devices.iter_mut().find(|(d, _)| d == &f.device) {
+        match c.devices.iter_mut().find(|(d, _)| **d == *f.device) {
             Some((_, n)) => *n += interfaces_of(f),
-            None => c.devices.push((f.device.clone(), interfaces_of(f))),
+            None => c.devices.push((f.device.to_string(), interfaces_of(f))),
         }
         c.messages.push(format!("{}: {}", f.device, f.message));
     }

@@ -111,7 +111,7 @@ fn keys(f: &Finding) -> Vec<(CauseKind, String)> {
 pub fn worst_first(a: &Finding, b: &Finding) -> Ordering {
     b.severity
         .cmp(&a.severity)
-        .then_with(|| (b.device == FABRIC).cmp(&(a.device == FABRIC)))
+        .then_with(|| (&*b.device == FABRIC).cmp(&(&*a.device == FABRIC)))
         .then_with(|| a.rule.cmp(&b.rule))
         .then_with(|| natural_cmp(&a.device, &b.device))
         .then_with(|| {
@@ -142,7 +142,7 @@ pub fn group(findings: &[Finding]) -> Vec<Group> {
     for &i in &decided {
         let f = &findings[i];
         for (kind, key) in keys(f) {
-            match first.entry((f.device.clone(), kind, key)) {
+            match first.entry((f.device.to_string(), kind, key)) {
                 std::collections::btree_map::Entry::Vacant(v) => {
                     v.insert(i);
                 }
@@ -180,7 +180,7 @@ pub fn group(findings: &[Finding]) -> Vec<Group> {
                 id: 0,
                 severity: findings[members[0]].severity,
                 cause,
-                device: findings[members[0]].device.clone(),
+                device: findings[members[0]].device.to_string(),
                 rules,
                 members,
             }
@@ -233,10 +233,10 @@ pub fn rule_counts(g: &Group, findings: &[Finding]) -> Vec<(String, usize)> {
 pub fn interfaces(g: &Group, findings: &[Finding]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for &m in &g.members {
-        if let Some(i) = &findings[m].interface
-            && !out.contains(i)
+        if let Some(i) = findings[m].interface.as_deref()
+            && !out.iter().any(|o| o == i)
         {
-            out.push(i.clone());
+            out.push(i.to_string());
         }
     }
     out
@@ -254,12 +254,9 @@ mod tests {
             title: "".into(),
             message: format!("{rule} is wrong on {iface}"),
             device: dev.into(),
-            interface: Some(iface.into()).filter(|i: &String| !i.is_empty()),
+            interface: Some(iface.into()).filter(|i: &std::sync::Arc<str>| !i.is_empty()),
             peer: None,
-            source: Some(Location {
-                file: format!("configs/{dev}.cfg"),
-                line,
-            }),
+            source: Some(Location::new(&format!("configs/{dev}.cfg"), line)),
             evidence: Default::default(),
             remediation: (!fix.is_empty()).then(|| {
                 Box::new(Remediation {

@@ -220,7 +220,7 @@ fn filters(s: &mut String, r: &Review) {
         .devices
         .iter()
         .map(|d| d.name.clone())
-        .chain(all(r).map(|f| f.device.clone()))
+        .chain(all(r).map(|f| f.device.to_string()))
         .collect();
     devices.sort_by(|a, b| crate::text::natural_cmp(a, b));
     devices.dedup();

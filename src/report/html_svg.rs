@@ -204,7 +204,7 @@ pub fn render(fabric: &Fabric, open: &[&Finding]) -> String {
     }
     s.push_str("</g>\n<g class=\"devices\">\n");
     for (d, &(x, y)) in fabric.devices.iter().zip(&lay.at) {
-        let (sev, hits) = worst(open.iter().copied().filter(|f| f.device == d.name));
+        let (sev, hits) = worst(open.iter().copied().filter(|f| *f.device == *d.name));
         let kind = if d.is_switch { "switch" } else { "host" };
         let title = format!(
             "{} — {} {} ({}), {} open finding(s)",

@@ -195,7 +195,7 @@ impl<'a> Review<'a> {
                 .or_else(|| d.parse.first())
                 .map(|p| p.file.clone())
         };
-        let file = match fabric.devices.iter().find(|d| d.name == f.device) {
+        let file = match fabric.devices.iter().find(|d| *d.name == *f.device) {
             Some(d) => files(d),
             None => None,
         }

@@ -70,7 +70,7 @@ impl Case<'_> {
 }
 
 fn describe(r: &Review, f: &Finding) -> String {
-    let mut s = f.device.clone();
+    let mut s = f.device.to_string();
     if let Some(i) = &f.interface {
         s.push(' ');
         s.push_str(i);
@@ -114,7 +114,7 @@ pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     };
     // (family, rule, device) → case
     let mut cases: BTreeMap<Key, Case> = BTreeMap::new();
-    let key = |f: &Finding| (family(&f.rule), f.rule.to_string(), f.device.clone());
+    let key = |f: &Finding| (family(&f.rule), f.rule.to_string(), f.device.to_string());
     for f in r.new.iter() {
         let c = entry(&mut cases, key(f), || title(f));
         if f.undecided() {

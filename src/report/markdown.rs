@@ -370,7 +370,7 @@ fn sections<'a>(r: &'a Review) -> Vec<Section<'a>> {
                 .as_ref()
                 .and_then(|x| x.device.as_deref())
                 .unwrap_or(&f.device);
-            let other = on != f.device;
+            let other = on != &*f.device;
             let k = slot(&mut out, on, sev);
             match out[k]
                 .fixes

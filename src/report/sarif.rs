@@ -205,7 +205,7 @@ impl Serialize for Results<'_> {
 fn result(r: &Review, f: &Finding, rule_index: Option<usize>, fingerprint: &str) -> Value {
     let what = match &f.interface {
         Some(i) => format!("{} {i}", f.device),
-        None => f.device.clone(),
+        None => f.device.to_string(),
     };
     let mut logical = vec![json!({ "name": f.device, "kind": "device" })];
     if let Some(i) = &f.interface {

@@ -45,7 +45,7 @@ pub fn of(a: &Audit) -> Vec<RuleCount> {
         };
         c.count += 1;
         c.fixable += usize::from(f.remediation.is_some());
-        if !devs.contains(&f.device.as_str()) {
+        if !devs.contains(&&*f.device) {
             devs.push(&f.device);
         }
     }

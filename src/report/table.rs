@@ -87,7 +87,7 @@ pub fn waived_table_width(
         let f = &w.finding;
         let place = match &f.interface {
             Some(i) => format!("{} {i}", f.device),
-            None => f.device.clone(),
+            None => f.device.to_string(),
         };
         t.add_row(vec![
             sev_cell(f.severity, color),

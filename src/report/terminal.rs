@@ -85,8 +85,8 @@ impl Row {
         Row {
             severity: f.severity,
             rule: f.rule.to_string(),
-            device: f.device.clone(),
-            place: f.interface.clone().unwrap_or_default(),
+            device: f.device.to_string(),
+            place: f.interface.as_deref().unwrap_or_default().to_string(),
             peer: f
                 .peer
                 .as_ref()
@@ -102,7 +102,7 @@ impl Row {
 /// `file:line` of a finding's source (the file alone when the line is not known).
 pub fn source_text(f: &Finding) -> String {
     match &f.source {
-        Some(l) if l.line == 0 => l.file.clone(),
+        Some(l) if l.line == 0 => l.file.to_string(),
         Some(l) => format!("{}:{}", l.file, l.line),
         None => String::new(),
     }

@@ -10,8 +10,8 @@ type Key = (String, String, String, String);
 fn key(f: &Finding) -> Key {
     (
         f.rule.to_string(),
-        f.device.clone(),
-        f.interface.clone().unwrap_or_default(),
+        f.device.to_string(),
+        f.interface.as_deref().unwrap_or_default().to_string(),
         f.peer
             .as_ref()
             .map(|p| format!("{}:{}", p.device, p.interface))
@@ -81,10 +81,7 @@ mod tests {
             device: dev.into(),
             interface: Some(iface.into()),
             peer: None,
-            source: Some(crate::finding::Location {
-                file: "configs/x.cfg".into(),
-                line,
-            }),
+            source: Some(crate::finding::Location::new("configs/x.cfg", line)),
             evidence: Default::default(),
             remediation: None,
         }

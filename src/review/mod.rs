@@ -60,10 +60,10 @@ impl Review<'_> {
         for f in self.new.iter() {
             if let Some(src) = f.source.as_ref()
                 && changed.contains_key(src.file.trim_start_matches("./"))
-                && !texts.contains_key(&src.file)
+                && !texts.contains_key(&*src.file)
             {
                 let text = head_text(&src.file).unwrap_or_default();
-                texts.insert(src.file.clone(), text);
+                texts.insert(src.file.to_string(), text);
             }
         }
         let files: BTreeMap<&str, HeadFile> = texts

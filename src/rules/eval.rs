@@ -14,6 +14,7 @@ use minijinja::value::{Enumerator, Object, Serde, Value, ValueKind};
 use minijinja::{Environment, ErrorKind};
 use rayon::prelude::*;
 use serde::Serialize;
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -559,10 +560,27 @@ fn undecided(
 struct Obj<'a> {
     device: &'a str,
     interface: Option<&'a str>,
+    /// The names as the findings hold them, made once and shared by every finding on the
+    /// device (the cell lives with the device's evaluation) and on the interface.
+    device_shared: &'a OnceCell<Arc<str>>,
+    interface_shared: OnceCell<Arc<str>>,
     peer: Option<Endpoint>,
     /// Root variable name → the model object, for source lookup.
     roots: Vec<(&'static str, &'a dyn erased::Ser)>,
     fallback: Option<Location>,
+}
+
+impl Obj<'_> {
+    fn device_name(&self) -> Arc<str> {
+        self.device_shared
+            .get_or_init(|| Arc::from(self.device))
+            .clone()
+    }
+
+    fn interface_name(&self) -> Option<Arc<str>> {
+        let i = self.interface?;
+        Some(self.interface_shared.get_or_init(|| Arc::from(i)).clone())
+    }
 }
 
 mod erased {
@@ -615,20 +633,66 @@ fn source_of(obj: &Obj, path: &str) -> Option<Location> {
         Some(c) => c,
         None => with_sources(|| o.to_json()),
     };
-    let file = cur.get("file")?.as_str()?.to_string();
+    let file = cur.get("file")?.as_str()?;
     let line = cur.get("line")?.as_u64()? as u32;
-    Some(Location { file, line })
+    Some(Location::new(file, line))
 }
 
-/// A rule that could not decide on an object: (rule, device, interface, missing fields, error).
-type Undecided = (String, String, Option<String>, Vec<String>, String);
+/// What groups "could not decide" outcomes into one finding: (rule, device, missing fields,
+/// error).
+type UndecidedKey = (String, String, Vec<String>, String);
+
+/// "Could not decide" outcomes, grouped as they are met: each group's interfaces in the order
+/// their objects were evaluated. Grouped here rather than listed one outcome at a time: a rule
+/// undecided on every port held its id, device, missing fields and error once per port until
+/// the end of the evaluation (issue 19: on a 1 MiB config of 16,000 ports, three undecided
+/// rules held 14 MB that the three findings they become do not need).
+#[derive(Default)]
+struct Undecided {
+    /// Few (the rules × the distinct reasons met), so found by a scan.
+    groups: Vec<(UndecidedKey, Vec<String>)>,
+}
+
+impl Undecided {
+    fn add(
+        &mut self,
+        rule: &str,
+        device: &str,
+        iface: Option<&str>,
+        missing: Vec<String>,
+        err: String,
+    ) {
+        let at = self
+            .groups
+            .iter()
+            .position(|((r, d, m, e), _)| r == rule && d == device && *m == missing && *e == err);
+        let at = at.unwrap_or_else(|| {
+            let key = (rule.to_string(), device.to_string(), missing, err);
+            self.groups.push((key, Vec::new()));
+            self.groups.len() - 1
+        });
+        self.groups[at].1.extend(iface.map(String::from));
+    }
+}
+
+/// Every object's [`Undecided`], merged in the order the objects were evaluated.
+#[derive(Default)]
+struct UndecidedAll(BTreeMap<UndecidedKey, Vec<String>>);
+
+impl UndecidedAll {
+    fn extend(&mut self, u: Undecided) {
+        for (key, ifaces) in u.groups {
+            self.0.entry(key).or_default().extend(ifaces);
+        }
+    }
+}
 
 /// Indices (device, interface) of both ends of a link.
 type LinkEnds = ((usize, usize), (usize, usize));
 
 #[derive(Default)]
 struct Pending {
-    undecided: Vec<Undecided>,
+    undecided: Undecided,
     findings: Vec<Finding>,
     /// Rules (indices into the rule set) that ran and passed on an object (for coverage: a
     /// clean fixture must exercise a rule, not merely not reach it). Indices, counted by
@@ -697,13 +761,10 @@ fn record(
     match with_source_hint(rule, env, &full, run_rule(rule, base, param)) {
         Outcome::NotApplicable => {}
         Outcome::Pass => out.passed.push(ri),
-        Outcome::Undecided(missing, err) => out.undecided.push((
-            rule.spec.id.clone(),
-            obj.device.to_string(),
-            obj.interface.map(String::from),
-            missing,
-            err,
-        )),
+        Outcome::Undecided(missing, err) => {
+            out.undecided
+                .add(&rule.spec.id, obj.device, obj.interface, missing, err)
+        }
         Outcome::Fail(items) => {
             let base = full();
             for (item, lets) in items {
@@ -772,28 +833,29 @@ fn record(
                         .ok()?
                         .as_i64()
                 };
-                let direct = attr("file").map(|f| Location {
-                    file: f.to_string(),
-                    line: attr("line")
+                let direct = attr("file").map(|f| {
+                    let line = attr("line")
                         .and_then(|l| l.as_i64())
                         .or_else(|| first_line("unrecognized"))
                         .or_else(|| first_line("undefined"))
-                        .unwrap_or(0) as u32,
+                        .unwrap_or(0) as u32;
+                    Location::new(&f.to_string(), line)
                 });
+                evidence.shrink_to_fit();
                 let source = direct
                     .or_else(|| source_path.and_then(|p| source_of(obj, &p)))
-                    .or_else(|| obj.fallback.clone());
+                    .or(obj.fallback);
                 out.findings.push(Finding {
                     rule: rule.id.clone(),
                     severity,
                     title: rule.title.clone(),
                     message,
                     device: attr("device")
-                        .map(|v| v.to_string())
-                        .unwrap_or_else(|| obj.device.to_string()),
+                        .map(|v| Arc::from(v.to_string()))
+                        .unwrap_or_else(|| obj.device_name()),
                     interface: attr("interface")
-                        .map(|v| v.to_string())
-                        .or_else(|| obj.interface.map(String::from)),
+                        .map(|v| Arc::from(v.to_string()))
+                        .or_else(|| obj.interface_name()),
                     peer: obj.peer.clone().map(Box::new),
                     source,
                     evidence,
@@ -983,6 +1045,7 @@ fn evaluate_on(
                 ..Default::default()
             };
             let d_head = vals.head(di);
+            let device_shared = OnceCell::new();
             let mut if_here: Vec<(usize, &Rule)> = Vec::with_capacity(if_rules.len());
             let mut host_here: Vec<(usize, &Rule)> = Vec::with_capacity(host_rules.len());
             for (ii, iface) in d.interfaces.iter().enumerate() {
@@ -1017,6 +1080,8 @@ fn evaluate_on(
                 let obj = Obj {
                     device: &d.name,
                     interface: Some(&iface.name),
+                    device_shared: &device_shared,
+                    interface_shared: OnceCell::new(),
                     peer: peer_ep,
                     roots,
                     fallback: iface.defined_at.as_ref().map(Location::from),
@@ -1031,6 +1096,8 @@ fn evaluate_on(
             let obj = Obj {
                 device: &d.name,
                 interface: None,
+                device_shared: &device_shared,
+                interface_shared: OnceCell::new(),
                 peer: None,
                 roots: vec![("d", d)],
                 fallback: None,
@@ -1067,6 +1134,8 @@ fn evaluate_on(
             let obj = Obj {
                 device: &l.a.device,
                 interface: Some(&l.a.interface),
+                device_shared: &OnceCell::new(),
+                interface_shared: OnceCell::new(),
                 peer: Some(l.b.clone()),
                 roots: vec![("a", a), ("b", b), ("link", l as &Link)],
                 fallback: l.src.as_ref().map(Location::from),
@@ -1099,6 +1168,8 @@ fn evaluate_on(
         let obj = Obj {
             device: FABRIC,
             interface: None,
+            device_shared: &OnceCell::new(),
+            interface_shared: OnceCell::new(),
             peer: None,
             roots: vec![],
             fallback: None,
@@ -1115,7 +1186,7 @@ fn evaluate_on(
         .map(|p| p.findings.len())
         .sum();
     let mut findings = Vec::new();
-    let mut undecided = Vec::new();
+    let mut undecided = UndecidedAll::default();
     let mut tally = Tally::new(rs);
     for mut p in per_device
         .into_iter()
@@ -1144,16 +1215,9 @@ fn evaluate_on(
 }
 
 /// One info finding per (rule, device, missing fields), listing the interfaces concerned.
-fn aggregate_undecided(rs: &RuleSet, items: Vec<Undecided>) -> Vec<Finding> {
-    let mut groups: BTreeMap<(String, String, Vec<String>, String), Vec<String>> = BTreeMap::new();
-    for (rule, dev, iface, missing, err) in items {
-        groups
-            .entry((rule, dev, missing, err))
-            .or_default()
-            .extend(iface);
-    }
+fn aggregate_undecided(rs: &RuleSet, groups: UndecidedAll) -> Vec<Finding> {
     let mut out = Vec::new();
-    for ((rule, dev, missing, err), ifaces) in groups {
+    for ((rule, dev, missing, err), ifaces) in groups.0 {
         let Some(r) = rs.get(&rule) else { continue };
         let what = if missing.is_empty() {
             format!("the rule could not be evaluated: {err}")
@@ -1179,9 +1243,9 @@ fn aggregate_undecided(rs: &RuleSet, items: Vec<Undecided>) -> Vec<Finding> {
             severity: Severity::Info,
             title: r.title.clone(),
             message: format!("could not decide{on}: {what}"),
-            device: dev,
+            device: dev.into(),
             interface: if ifaces.len() == 1 {
-                Some(ifaces[0].clone())
+                Some(ifaces[0].as_str().into())
             } else {
                 None
             },
@@ -1210,7 +1274,7 @@ pub fn evaluate_probes(
         .filter(|(_, r)| r.scope == Scope::Probe)
         .collect();
     let mut out = Vec::new();
-    let mut undecided = Vec::new();
+    let mut undecided = UndecidedAll::default();
     let mut tally = Tally::new(rs);
     for (pi, p) in probes.iter().enumerate() {
         let mut pending = Pending {
@@ -1223,6 +1287,8 @@ pub fn evaluate_probes(
         let obj = Obj {
             device: &p.src,
             interface: Some(&p.src_if),
+            device_shared: &OnceCell::new(),
+            interface_shared: OnceCell::new(),
             peer: Some(Endpoint {
                 device: p.dst.clone(),
                 interface: p.dst_if.clone(),

@@ -96,10 +96,7 @@ fn finding(rule: &str, sev: Severity, device: &str, iface: &str, message: &str) 
         device: device.into(),
         interface: Some(iface.into()),
         peer: None,
-        source: Some(Location {
-            file: "configs/leaf1.json".into(),
-            line: 12,
-        }),
+        source: Some(Location::new("configs/leaf1.json", 12)),
         evidence: Default::default(),
         remediation: None,
     }

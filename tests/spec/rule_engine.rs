@@ -568,7 +568,10 @@ fn no_rule_turns_a_missing_input_into_an_error_or_warning() {
         let verdicts = |fs: Vec<Finding>| -> BTreeSet<(String, String, String)> {
             fs.into_iter()
                 .filter(|f| f.severity != Severity::Info)
-                .map(|f| (f.device, f.interface.unwrap_or_default(), f.message))
+                .map(|f| {
+                    let i = f.interface.as_deref().unwrap_or_default().to_string();
+                    (f.device.to_string(), i, f.message)
+                })
                 .collect()
         };
         for rule in &rules.rules {

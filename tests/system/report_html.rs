@@ -177,7 +177,7 @@ fn hostile() -> Audit {
         severity: Severity::Error,
         title: "title </script><b>".into(),
         message: format!("message </script><script>document.title='pwned'</script> {evil}"),
-        device: leaf.clone(),
+        device: leaf.as_str().into(),
         interface: Some("Ethernet0<i>".into()),
         peer: Some(Box::new(Endpoint {
             device: "gpu&1".into(),
