@@ -72,10 +72,12 @@ impl From<&crate::model::Src> for Location {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Remediation {
-    pub platform: String,
-    pub snippet: String,
+    /// Shared with the plan's device and step (issue 19: each finding a step fixes held its
+    /// own copy of the snippet, the platform and the safety word).
+    pub platform: Arc<str>,
+    pub snippet: Arc<str>,
     /// `safe` or `needs-review`.
-    pub safety: String,
+    pub safety: &'static str,
     /// The device the snippet is applied on, when it is not the finding's own (a link fixed at
     /// its other end).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -130,7 +130,7 @@ pub fn apply_to_copy(
     let mut targeted: Vec<usize> = Vec::new();
     for d in &plan.devices {
         let Some(cfg) = &d.config else {
-            if d.platform == "linux" {
+            if &*d.platform == "linux" {
                 // A host has no config file: its steps are commands to run on it.
                 run_on_device.push((d.device.clone(), d.steps.len()));
             } else {
@@ -140,7 +140,7 @@ pub fn apply_to_copy(
         };
         let Some(merge) = templates
             .platforms
-            .get(&d.platform)
+            .get(&*d.platform)
             .and_then(|p| p.merge.as_ref())
         else {
             not_merged.push((

@@ -103,7 +103,8 @@ impl Target {
 pub struct Step {
     pub order: i64,
     pub safety: Safety,
-    pub snippet: String,
+    /// Shared with the findings it fixes (`Finding.remediation`), not copied into each.
+    pub snippet: Arc<str>,
     /// The findings this step addresses, by their index in the audit's findings: named (rule,
     /// severity, device, port) when the plan is written ([`Shown`]), not copied into the plan.
     pub fixes: Vec<usize>,
@@ -113,7 +114,7 @@ pub struct Step {
 #[derive(Debug, Clone)]
 pub struct DevicePlan {
     pub device: String,
-    pub platform: String,
+    pub platform: Arc<str>,
     /// Snapshot-relative config file the steps merge into (`--apply-to-copy`).
     pub config: Option<String>,
     pub steps: Vec<Step>,
@@ -132,7 +133,8 @@ pub struct Withheld {
     /// `no_fix` (the platform states why no snippet exists), `withheld` (a value failed the
     /// identifier syntax, or the template refused), or `no_template`.
     pub kind: &'static str,
-    pub platform: Option<String>,
+    /// Shared, as the reason: a platform's withheld findings name it once.
+    pub platform: Option<Arc<str>>,
     pub reason: Arc<str>,
 }
 
@@ -419,7 +421,11 @@ pub fn plan_with(
     };
     let peers = link_peers(a);
     // (device, snippet) → step
-    let mut steps: BTreeMap<(String, String), Step> = BTreeMap::new();
+    // Keyed by device and snippet, both shared with what the plan keeps: the step holds the
+    // snippet, and a device's name is one string for all its steps (issue 19: the key held a
+    // copy of each, and a config whose every port draws a fix has one step a port).
+    let mut steps: BTreeMap<(Arc<str>, Arc<str>), Step> = BTreeMap::new();
+    let mut device_names: HashSet<Arc<str>> = HashSet::new();
     let mut withheld = Vec::new();
     let mut reasons: HashSet<Arc<str>> = HashSet::new();
     for (idx, f) in a.findings.iter().enumerate() {
@@ -486,15 +492,25 @@ pub fn plan_with(
                 match render(p, fix, ctx.clone()) {
                     Rendered::Snippet(s) => {
                         got = true;
-                        let step = steps
-                            .entry((dev.clone(), s.clone()))
-                            .or_insert_with(|| Step {
-                                order: fix.order,
-                                safety: fix.safety,
-                                snippet: s,
-                                fixes: Vec::new(),
-                                sort_if: ifname.clone().unwrap_or_default(),
-                            });
+                        let dev_name = match device_names.get(dev.as_str()) {
+                            Some(n) => n.clone(),
+                            None => {
+                                let n: Arc<str> = dev.as_str().into();
+                                device_names.insert(n.clone());
+                                n
+                            }
+                        };
+                        let snippet: Arc<str> = s.into();
+                        let step =
+                            steps
+                                .entry((dev_name, snippet.clone()))
+                                .or_insert_with(|| Step {
+                                    order: fix.order,
+                                    safety: fix.safety,
+                                    snippet,
+                                    fixes: Vec::new(),
+                                    sort_if: ifname.clone().unwrap_or_default(),
+                                });
                         step.order = step.order.min(fix.order);
                         step.safety = step.safety.max(fix.safety);
                         if !step.fixes.contains(&idx) {
@@ -537,7 +553,7 @@ pub fn plan_with(
                 ),
             )
         };
-        // One string per distinct reason (many findings share theirs).
+        // One string per distinct reason and platform (many findings share theirs).
         let reason = match reasons.get(reason.as_str()) {
             Some(r) => r.clone(),
             None => {
@@ -546,6 +562,14 @@ pub fn plan_with(
                 r
             }
         };
+        let platform = platform.map(|p| match reasons.get(p.as_str()) {
+            Some(r) => r.clone(),
+            None => {
+                let r: Arc<str> = p.into();
+                reasons.insert(r.clone());
+                r
+            }
+        });
         withheld.push(Withheld {
             index: idx,
             kind,
@@ -553,9 +577,28 @@ pub fn plan_with(
             reason,
         });
     }
-    let mut per: BTreeMap<String, Vec<Step>> = BTreeMap::new();
+    drop(device_names);
+    // Each device's steps are sized once (the map holds them in device order), where growing
+    // the list by doubling left up to half of it empty while the map was still held.
+    let mut counts: Vec<(Arc<str>, usize)> = Vec::new();
+    for (dev, _) in steps.keys() {
+        match counts.last_mut() {
+            Some((d, n)) if Arc::ptr_eq(d, dev) || **d == **dev => *n += 1,
+            _ => counts.push((dev.clone(), 1)),
+        }
+    }
+    let mut per: Vec<(String, Vec<Step>)> = counts
+        .into_iter()
+        .map(|(d, n)| (d.to_string(), Vec::with_capacity(n)))
+        .collect();
+    let mut at = 0;
     for ((dev, _), s) in steps {
-        per.entry(dev).or_default().push(s);
+        while per.get(at).is_some_and(|(d, _)| **d != *dev) {
+            at += 1;
+        }
+        if let Some((_, st)) = per.get_mut(at) {
+            st.push(s);
+        }
     }
     let mut out = Vec::new();
     for (dev, mut st) in per {
@@ -567,7 +610,7 @@ pub fn plan_with(
         });
         let d = devices.get(dev.as_str());
         out.push(DevicePlan {
-            platform: d.map(|d| d.platform.clone()).unwrap_or_default(),
+            platform: d.map_or_else(|| Arc::from(""), |d| Arc::from(d.platform.as_str())),
             config: d.and_then(|d| config_file(d)),
             device: dev,
             steps: st,
@@ -598,7 +641,7 @@ pub fn attach_plan(a: &mut Audit, p: &Plan) {
                     f.remediation = Some(Box::new(Remediation {
                         platform: d.platform.clone(),
                         snippet: s.snippet.clone(),
-                        safety: s.safety.as_str().to_string(),
+                        safety: s.safety.as_str(),
                         device: (*d.device != *f.device).then(|| d.device.clone()),
                     }));
                 }

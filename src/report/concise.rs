@@ -45,15 +45,26 @@ pub fn line(base: &str, f: &Finding) -> String {
 
 /// The findings a review introduces (every finding of a plain audit), one line each.
 pub fn render(r: &Review, verbose: bool) -> String {
+    let mut out = Vec::new();
+    // Writing into memory cannot fail.
+    let _ = write(r, verbose, &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`render`], written a line at a time: the text is ~200 bytes a finding, and a config whose
+/// every port draws findings made it the largest thing held while the report was written
+/// (issue 19: 20 MB for the 96,000 findings of a 1 MiB config).
+pub fn write(r: &Review, verbose: bool, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    use std::io::Write as _;
     let base = base(r);
-    let mut out = String::new();
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
     for i in super::groups::order(&r.new) {
         let f = &r.new[i];
         if f.undecided() && !verbose {
             continue;
         }
-        out.push_str(&line(&base, f));
-        out.push('\n');
+        w.write_all(line(&base, f).as_bytes())?;
+        w.write_all(b"\n")?;
     }
-    out
+    w.flush()
 }

@@ -206,7 +206,7 @@ fn cause_of(findings: &[Finding], members: &[usize], joined: Option<CauseKind>) 
         let first = get(&findings[members[0]]);
         first.is_some() && members.iter().all(|&m| get(&findings[m]) == first)
     };
-    if all_same(&|f| f.remediation.as_ref().map(|r| r.snippet.clone())) {
+    if all_same(&|f| f.remediation.as_ref().map(|r| r.snippet.to_string())) {
         CauseKind::Fix
     } else if all_same(&|f| {
         f.source
@@ -262,7 +262,7 @@ mod tests {
                 Box::new(Remediation {
                     platform: "nxos".into(),
                     snippet: fix.into(),
-                    safety: "safe".into(),
+                    safety: "safe",
                     device: None,
                 })
             }),

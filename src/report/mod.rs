@@ -118,6 +118,7 @@ pub fn write_review_view(
         Format::Html => html::write(r, w),
         Format::Junit => junit::write(r, w),
         Format::Github => github::write(r, w),
+        Format::Concise => concise::write(r, view.verbose, w),
         _ => w.write_all(render_review_view(r, format, view).as_bytes()),
     }
 }

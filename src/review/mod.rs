@@ -100,7 +100,7 @@ impl Review<'_> {
 fn f_fix(r: &Option<Box<crate::finding::Remediation>>) -> Option<&str> {
     r.as_ref()
         .filter(|r| r.device.is_none())
-        .map(|r| r.snippet.as_str())
+        .map(|r| &*r.snippet)
 }
 
 /// All words of a line but the last: what a line that sets a new value keeps.

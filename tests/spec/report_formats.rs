@@ -272,7 +272,7 @@ fn markdown_neutralises_device_strings_and_bounds_its_size() {
     f.remediation = Some(Box::new(Remediation {
         platform: "sonic".into(),
         snippet: snippet.into(),
-        safety: "safe".into(),
+        safety: "safe",
         device: None,
     }));
     r.new = vec![f].into();

@@ -188,7 +188,7 @@ fn hostile() -> Audit {
         remediation: Some(Box::new(Remediation {
             platform: "sonic".into(),
             snippet: "config interface mtu Ethernet0 9216 </pre><script>x()</script>".into(),
-            safety: "safe".into(),
+            safety: "safe",
             device: None,
         })),
     };
