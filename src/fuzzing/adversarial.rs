@@ -40,6 +40,22 @@ fn stanza(platform: &str, i: usize) -> String {
     }
 }
 
+/// A short stanza of a port that draws a finding from most interface rules: PFC on without
+/// a lossless priority, MTU 1500, nothing else (six findings a port: DSCP trust, ECN, PFC on
+/// the priority, the no-drop chain, two of scheduling), where the platform's syntax has one.
+fn lossless_stanza(platform: &str, i: usize) -> Option<String> {
+    let (a, b) = (i / 64 + 1, i % 64 + 1);
+    match platform {
+        "eos" => Some(format!(
+            "interface Ethernet{a}/{b}\n   mtu 1500\n   priority-flow-control on\n"
+        )),
+        "nxos" => Some(format!(
+            "interface Ethernet{a}/{b}\n  mtu 1500\n  priority-flow-control mode on\n"
+        )),
+        _ => None,
+    }
+}
+
 /// `text` repeated to `size` bytes; in copy k every word that starts with a letter and holds
 /// a digit gets `k` appended to its last digit run (`Ethernet1/1` → `Ethernet1/17`), so each
 /// copy names new interfaces instead of repeating the first copy's.
@@ -188,9 +204,17 @@ pub fn cases(target: &str, root: &Path, size: usize) -> Vec<Case> {
         return crate::platform::registry::ids()
             .enumerate()
             .flat_map(|(i, p)| {
-                platform_cases(p, &[i as u8, 0])
+                let prefix = [i as u8, 0];
+                let lossless = lossless_stanza(p, 0).map(|_| Case {
+                    name: "lossless-stanzas".into(),
+                    data: fill(&prefix, size, &|k| {
+                        lossless_stanza(p, k).unwrap_or_default()
+                    }),
+                });
+                platform_cases(p, &prefix)
                     .into_iter()
                     .filter(|c| c.name == "stanzas" || c.name.starts_with("replicated"))
+                    .chain(lossless)
                     .map(move |mut c| {
                         c.name = format!("{p} {}", c.name);
                         c

@@ -150,28 +150,40 @@ fn adversarial(size: usize, cases: &str, targets: &[&str]) -> (Vec<(String, Stri
 
 /// Every adversarial input of every target (`src/fuzzing/adversarial.rs`: one long line, `a\n`
 /// lines, brace and bracket nesting, short interface stanzas, every command's fixture replicated
-/// with new names in each copy, TOML header lines of `[{"a":`; 192 inputs), with every row
-/// checked to be there.
+/// with new names in each copy, TOML header lines of `[{"a":`, and for `reports` EOS and NX-OS
+/// ports that each draw six findings; 194 inputs), with every row checked to be there.
 fn whole_run(size: usize) -> (Vec<(String, String, f64)>, String) {
     let (rows, t) = adversarial(size, "", &[]);
-    assert!(rows.len() >= 192, "{} rows\n{t}", rows.len());
+    assert!(rows.len() >= 194, "{} rows\n{t}", rows.len());
     (rows, t)
 }
 
-/// Issue 19, "peak memory ≤ 20× the input size", on every adversarial input at 1 MiB. Peak
-/// heap is counted per input by the example's allocator, measured warm (the parsers and rules
-/// loaded, and each command's line memo, are the fixed base, not the input's). Met since
-/// 2026-12-02 23:40 (worst: OS10 `a\n` lines 18.5×); what each cut did is in SECURITY.md
+/// The inputs issue 19's memory bound is **not** met on (added 2026-12-04): 1 MiB of
+/// `interface EthernetA/B` stanzas with MTU 1500 and PFC on but no lossless priority, 62 bytes
+/// a port, each port drawing six findings in `reports`. A finding is held as its worded
+/// message, evidence and names (~440 bytes after the cuts of a7b99ff and 89c43da; 563 before)
+/// and a port's model ~570 bytes, so a port costs ~4 KB against 62 bytes of input: 68× (EOS)
+/// and 55× (NX-OS) at 1 MiB, 70×/57× at 64 KiB, 82×/61× at 16 KiB (88.5 MB → 65.6 MB at
+/// 1 MiB for EOS this session). Meeting 20× here needs findings held as (rule, object,
+/// values) and worded only when written. Listed so that every other input stays asserted.
+const LOSSLESS_PORTS: [(&str, &str); 2] = [
+    ("reports", "eos lossless-stanzas"),
+    ("reports", "nxos lossless-stanzas"),
+];
+
+/// Issue 19, "peak memory ≤ 20× the input size", on every adversarial input at 1 MiB but the
+/// [`LOSSLESS_PORTS`], where it is not met. Peak heap is counted per input by the example's
+/// allocator, measured warm (the parsers and rules loaded, and each command's line memo, are
+/// the fixed base, not the input's). Met on the other inputs since 2026-12-02 23:40 (worst:
+/// OS10 `a\n` lines 18.5×); what each cut did is in SECURITY.md
 /// "Fuzzing" and docs/verification/issue-19.md. Some of the way there, at 1 MiB: interface
 /// stanzas 187-260× → 10-11× (the port 1,720 bytes inline → 200, its facts held only once
 /// known and shared when equal), TOML 54-70× → 17× (read a top-level piece at a time),
 /// Ansible YAML 93× → 16.8×, `reports` on stanzas 1,277-2,355× → under 19× (the model
 /// streamed, SARIF written as produced, findings' evidence compact).
 #[test]
-fn every_adversarial_input_stays_within_20_times() {
-    let (rows, t) = whole_run(1 << 20);
-    let over: Vec<_> = rows.iter().filter(|r| r.2 > 20.0).collect();
-    assert!(over.is_empty(), "{over:?}\n{t}");
+fn every_adversarial_input_but_ports_drawing_findings_stays_within_20_times() {
+    within_20_times_but(1 << 20, &LOSSLESS_PORTS);
 }
 
 /// The same at 64 KiB, where no port bound applies (1 MiB of stanzas reaches the 16,384-port
@@ -182,8 +194,8 @@ fn every_adversarial_input_stays_within_20_times() {
 /// index and shares equal reasons, the config's index keeps 32-bit offsets and small memo
 /// entries, and the Markdown, JUnit and GitHub reports make a row when they write it.
 #[test]
-fn at_64_kib_every_adversarial_input_stays_within_20_times() {
-    within_20_times_but(1 << 16, &[]);
+fn at_64_kib_every_adversarial_input_but_ports_drawing_findings_stays_within_20_times() {
+    within_20_times_but(1 << 16, &LOSSLESS_PORTS);
 }
 
 /// Every adversarial input at `size` bytes, but the `known` (target, input) ones, peaks within
@@ -206,5 +218,7 @@ fn within_20_times_but(size: usize, known: &[(&str, &str)]) {
 /// regex, ~300 KiB for a moment).
 #[test]
 fn at_16_kib_every_adversarial_input_but_one_range_amplified_stays_within_20_times() {
-    within_20_times_but(1 << 14, &[("reports", "os10 replicated running-config")]);
+    let mut known = vec![("reports", "os10 replicated running-config")];
+    known.extend(LOSSLESS_PORTS);
+    within_20_times_but(1 << 14, &known);
 }
