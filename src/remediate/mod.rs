@@ -126,16 +126,23 @@ pub struct DevicePlan {
 /// plan held a copy of each withheld finding's device and port and its own copy of the
 /// reason, ~340 bytes each, a fifth of the audit's peak on a config whose interface ranges
 /// name hundreds of ports with a withheld finding each (issue 19: memory within 20 times the
-/// input). The plan as written is unchanged ([`Shown`]).
+/// input). The reason is one [`Why`] for all the findings that share it (2026-12-04: 56 bytes
+/// a withheld finding → 16, and 1 MiB of ports drawing findings withholds ~95,000 of them).
+/// The plan as written is unchanged ([`Shown`]).
 #[derive(Debug, Clone)]
 pub struct Withheld {
     pub index: usize,
+    pub why: Arc<Why>,
+}
+
+/// Why a finding's fix is withheld.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Why {
     /// `no_fix` (the platform states why no snippet exists), `withheld` (a value failed the
     /// identifier syntax, or the template refused), or `no_template`.
     pub kind: &'static str,
-    /// Shared, as the reason: a platform's withheld findings name it once.
-    pub platform: Option<Arc<str>>,
-    pub reason: Arc<str>,
+    pub platform: Option<String>,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -427,7 +434,7 @@ pub fn plan_with(
     let mut steps: BTreeMap<(Arc<str>, Arc<str>), Step> = BTreeMap::new();
     let mut device_names: HashSet<Arc<str>> = HashSet::new();
     let mut withheld = Vec::new();
-    let mut reasons: HashSet<Arc<str>> = HashSet::new();
+    let mut reasons: HashSet<Arc<Why>> = HashSet::new();
     for (idx, f) in a.findings.iter().enumerate() {
         if f.undecided() {
             continue;
@@ -553,29 +560,21 @@ pub fn plan_with(
                 ),
             )
         };
-        // One string per distinct reason and platform (many findings share theirs).
-        let reason = match reasons.get(reason.as_str()) {
-            Some(r) => r.clone(),
-            None => {
-                let r: Arc<str> = reason.into();
-                reasons.insert(r.clone());
-                r
-            }
-        };
-        let platform = platform.map(|p| match reasons.get(p.as_str()) {
-            Some(r) => r.clone(),
-            None => {
-                let r: Arc<str> = p.into();
-                reasons.insert(r.clone());
-                r
-            }
-        });
-        withheld.push(Withheld {
-            index: idx,
+        // One `Why` per distinct reason (many findings share theirs).
+        let why = Why {
             kind,
             platform,
             reason,
-        });
+        };
+        let why = match reasons.get(&why) {
+            Some(w) => w.clone(),
+            None => {
+                let w = Arc::new(why);
+                reasons.insert(w.clone());
+                w
+            }
+        };
+        withheld.push(Withheld { index: idx, why });
     }
     drop(device_names);
     // Each device's steps are sized once (the map holds them in device order), where growing
@@ -754,9 +753,9 @@ impl Serialize for WithheldList<'_> {
         z.collect_seq(self.0.iter().filter_map(|w| {
             Some(WithheldOut {
                 finding: Named::of(self.1.get(w.index)?),
-                kind: w.kind,
-                platform: w.platform.as_deref(),
-                reason: &w.reason,
+                kind: w.why.kind,
+                platform: w.why.platform.as_deref(),
+                reason: &w.why.reason,
             })
         }))
     }
@@ -839,12 +838,13 @@ pub fn write_text(
                 "  {} ({}) [{}{}]: no automatic fix: {}",
                 Target::of(f, x.index).label(),
                 f.severity.as_str(),
-                x.kind,
-                x.platform
+                x.why.kind,
+                x.why
+                    .platform
                     .as_deref()
                     .map(|p| format!(", {p}"))
                     .unwrap_or_default(),
-                x.reason
+                x.why.reason
             )?;
         }
     }
