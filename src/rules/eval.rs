@@ -649,8 +649,10 @@ type UndecidedKey = (String, String, Vec<String>, String);
 /// rules held 14 MB that the three findings they become do not need).
 #[derive(Default)]
 struct Undecided {
-    /// Few (the rules × the distinct reasons met), so found by a scan.
     groups: Vec<(UndecidedKey, Vec<String>)>,
+    /// The groups by the hash of their key: usually few groups, but an error text that quotes
+    /// a port's own value makes one a port, and a scan per outcome would then be quadratic.
+    by_hash: HashMap<u64, Vec<usize>>,
 }
 
 impl Undecided {
@@ -662,13 +664,20 @@ impl Undecided {
         missing: Vec<String>,
         err: String,
     ) {
-        let at = self
-            .groups
-            .iter()
-            .position(|((r, d, m, e), _)| r == rule && d == device && *m == missing && *e == err);
-        let at = at.unwrap_or_else(|| {
+        use std::hash::BuildHasher;
+        // A fixed hasher: only equal keys must meet, the order is the groups' own.
+        let hash =
+            std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+                .hash_one((rule, device, &missing, &err));
+        let slot = self.by_hash.entry(hash).or_default();
+        let found = slot.iter().copied().find(|&g| {
+            let (r, d, m, e) = &self.groups[g].0;
+            r == rule && d == device && *m == missing && *e == err
+        });
+        let at = found.unwrap_or_else(|| {
             let key = (rule.to_string(), device.to_string(), missing, err);
             self.groups.push((key, Vec::new()));
+            slot.push(self.groups.len() - 1);
             self.groups.len() - 1
         });
         self.groups[at].1.extend(iface.map(String::from));
