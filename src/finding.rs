@@ -1,9 +1,11 @@
 //! A finding: what a rule (or the parser, or the topology builder) says about one object.
 
 pub mod evidence;
+pub mod message;
 
 use crate::model::Endpoint;
 pub use evidence::Evidence;
+pub use message::Message;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -93,7 +95,8 @@ pub struct Finding {
     pub rule: Arc<str>,
     pub severity: Severity,
     pub title: Arc<str>,
-    pub message: String,
+    /// Shared with the findings that say the same of another port (see [`Message`]).
+    pub message: Message,
     /// Shared by the device's findings (and an interface's), not a copy per finding (issue 19).
     pub device: Arc<str>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -67,7 +67,7 @@ pub fn tie(
                 if related.len() > 3 {
                     parts.push(format!("{} more", related.len() - 3));
                 }
-                f.message = format!("{}; on this path: {}", f.message, parts.join("; "));
+                f.message = format!("{}; on this path: {}", f.message, parts.join("; ")).into();
                 f.evidence.insert(
                     "path_findings",
                     serde_json::Value::Array(

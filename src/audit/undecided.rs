@@ -213,13 +213,13 @@ pub fn explain(findings: &mut [Finding], devices: &[Device], rules: &RuleSet, pa
             parts.push("a value the rule computes from inputs that were not known".into());
         }
         // "could not decide on 6 interfaces (…): " is kept; what follows is rewritten.
-        let head = f
-            .message
+        let text = f.message.text();
+        let head = text
             .split_once("): ")
             .map(|(h, _)| format!("{h})"))
-            .or_else(|| f.message.split_once(": ").map(|(h, _)| h.to_string()))
+            .or_else(|| text.split_once(": ").map(|(h, _)| h.to_string()))
             .unwrap_or_else(|| "could not decide".into());
-        f.message = format!("{head}: {}", parts.join("; "));
+        f.message = format!("{head}: {}", parts.join("; ")).into();
         f.evidence
             .insert("missing_fields", serde_json::json!(fields));
         f.evidence.insert("why", serde_json::Value::Object(reasons));

@@ -89,22 +89,39 @@ fn serialize_pairs<S: Serializer>(pairs: &[(Box<str>, Value)], s: S) -> Result<S
     map.end()
 }
 
+type Pairs = Vec<(Box<str>, Value)>;
+
 /// The evidence of one finding: its keys in order, each once (a key inserted again replaces
 /// its value, as in a map). Empty evidence allocates nothing.
+///
+/// Shared: the findings of one rule on thousands of ports mostly read the same values (`q: 3,
+/// tc: 3`), and [`Evidence::shared`] gives them one copy (issue 19: a copy per finding was a
+/// tenth of the audit's peak on a config whose every port draws six findings). A change to
+/// shared evidence copies it first.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Evidence(Vec<(Box<str>, Value)>);
+pub struct Evidence(Option<std::sync::Arc<Pairs>>);
+
+/// The evidence met so far, to share equal ones ([`Evidence::shared`]).
+#[derive(Default)]
+pub struct Shared {
+    by_hash: std::collections::HashMap<u64, std::sync::Arc<Pairs>>,
+}
 
 impl Evidence {
     pub fn new() -> Evidence {
         Evidence::default()
     }
 
+    fn pairs(&self) -> &[(Box<str>, Value)] {
+        self.0.as_deref().map_or(&[], Vec::as_slice)
+    }
+
     fn find(&self, key: &str) -> Result<usize, usize> {
-        self.0.binary_search_by(|(k, _)| (**k).cmp(key))
+        self.pairs().binary_search_by(|(k, _)| (**k).cmp(key))
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.find(key).ok().map(|i| &self.0[i].1)
+        self.find(key).ok().map(|i| &self.pairs()[i].1)
     }
 
     pub fn insert(&mut self, key: &str, value: serde_json::Value) {
@@ -112,9 +129,11 @@ impl Evidence {
     }
 
     fn put(&mut self, key: &str, value: Value) {
-        match self.find(key) {
-            Ok(i) => self.0[i].1 = value,
-            Err(i) => self.0.insert(i, (key.into(), value)),
+        let found = self.find(key);
+        let pairs = std::sync::Arc::make_mut(self.0.get_or_insert_with(Default::default));
+        match found {
+            Ok(i) => pairs[i].1 = value,
+            Err(i) => pairs.insert(i, (key.into(), value)),
         }
     }
 
@@ -126,27 +145,98 @@ impl Evidence {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.pairs().is_empty()
     }
 
     /// Gives back the room a list grown one key at a time keeps (a first key makes room for
     /// four): for evidence that is built once, then held for as long as its finding.
     pub fn shrink_to_fit(&mut self) {
-        self.0.shrink_to_fit();
+        if let Some(p) = self.0.as_mut().and_then(std::sync::Arc::get_mut) {
+            p.shrink_to_fit();
+        }
+    }
+
+    /// This evidence, as the copy `seen` already holds of equal evidence when there is one
+    /// (equal to the bit: `0.0` and `-0.0` are told apart), else shrunk and recorded there.
+    pub fn shared(mut self, seen: &mut Shared) -> Evidence {
+        let Some(p) = &self.0 else { return self };
+        let h = hash_pairs(p);
+        if let Some(q) = seen.by_hash.get(&h)
+            && same_pairs(p, q)
+        {
+            return Evidence(Some(q.clone()));
+        }
+        self.shrink_to_fit();
+        if let Some(p) = &self.0 {
+            seen.by_hash.entry(h).or_insert_with(|| p.clone());
+        }
+        self
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.pairs().len()
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
-        self.0.iter().map(|(k, v)| (&**k, v))
+        self.pairs().iter().map(|(k, v)| (&**k, v))
     }
+}
+
+fn hash_pairs(p: &[(Box<str>, Value)]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    fn value(v: &Value, h: &mut impl Hasher) {
+        match v {
+            Value::Null => 0u8.hash(h),
+            Value::Bool(b) => (1u8, b).hash(h),
+            Value::Number(n) => (2u8, n.as_u64(), n.as_i64(), n.as_f64().map(f64::to_bits)).hash(h),
+            Value::String(s) => (3u8, s).hash(h),
+            Value::Array(a) => {
+                (4u8, a.len()).hash(h);
+                a.iter().for_each(|v| value(v, h));
+            }
+            Value::Object(m) => {
+                (5u8, m.len()).hash(h);
+                for (k, v) in m.iter() {
+                    k.hash(h);
+                    value(v, h);
+                }
+            }
+        }
+    }
+    p.len().hash(&mut h);
+    for (k, v) in p {
+        k.hash(&mut h);
+        value(v, &mut h);
+    }
+    h.finish()
+}
+
+fn same_pairs(a: &[(Box<str>, Value)], b: &[(Box<str>, Value)]) -> bool {
+    fn value(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => {
+                x.as_u64() == y.as_u64()
+                    && x.as_i64() == y.as_i64()
+                    && x.as_f64().map(f64::to_bits) == y.as_f64().map(f64::to_bits)
+                    && x.is_f64() == y.is_f64()
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y.iter()).all(|(x, y)| value(x, y))
+            }
+            (Value::Object(x), Value::Object(y)) => same_pairs(x, y),
+            _ => a == b,
+        }
+    }
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((ka, va), (kb, vb))| ka == kb && value(va, vb))
 }
 
 impl Serialize for Evidence {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_pairs(&self.0, s)
+        serialize_pairs(self.pairs(), s)
     }
 }
 
@@ -190,6 +280,57 @@ mod tests {
             serde_json::to_string(&Evidence::new()).ok().as_deref(),
             Some("{}")
         );
+    }
+
+    #[test]
+    fn equal_evidence_is_shared_and_a_change_copies_it() {
+        let mut seen = Shared::default();
+        let make = |q: serde_json::Value| {
+            let mut e = Evidence::new();
+            e.insert("q", q);
+            e.insert("tc", json!(3));
+            e
+        };
+        let a = make(json!(3)).shared(&mut seen);
+        let b = make(json!(3)).shared(&mut seen);
+        let c = make(json!(4)).shared(&mut seen);
+        let (Some(pa), Some(pb), Some(pc)) = (&a.0, &b.0, &c.0) else {
+            panic!("evidence should not be empty")
+        };
+        assert!(std::sync::Arc::ptr_eq(pa, pb));
+        assert!(!std::sync::Arc::ptr_eq(pa, pc));
+        // 0.0 and -0.0 compare equal as numbers but print differently: never shared.
+        let z = make(json!(0.0)).shared(&mut seen);
+        let nz = make(json!(-0.0)).shared(&mut seen);
+        assert_eq!(
+            serde_json::to_string(&nz).ok().as_deref(),
+            Some(r#"{"q":-0.0,"tc":3}"#)
+        );
+        assert_eq!(
+            serde_json::to_string(&z).ok().as_deref(),
+            Some(r#"{"q":0.0,"tc":3}"#)
+        );
+        // 3 and 3.0 neither.
+        let f = make(json!(3.0)).shared(&mut seen);
+        assert_eq!(
+            serde_json::to_string(&f).ok().as_deref(),
+            Some(r#"{"q":3.0,"tc":3}"#)
+        );
+        let mut b = b;
+        b.insert("q", json!(9));
+        assert_eq!(
+            a.get("q").and_then(|v| if let Value::Number(n) = v {
+                n.as_u64()
+            } else {
+                None
+            }),
+            Some(3)
+        );
+        assert_eq!(
+            serde_json::to_string(&b).ok().as_deref(),
+            Some(r#"{"q":9,"tc":3}"#)
+        );
+        assert!(Evidence::new().shared(&mut seen).is_empty());
     }
 
     trait Json {

@@ -77,7 +77,7 @@ pub fn text(r: &Review) -> String {
                 cell(&f.rule),
                 cell(&f.device),
                 cell(f.interface.as_deref().unwrap_or("")),
-                cell(&f.message),
+                cell(&*f.message.text()),
                 cell(&source),
             ]);
         }

@@ -61,7 +61,7 @@ pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         out.push_str(&format!(
             "::{cmd} {}::{}\n",
             props.join(","),
-            data(&f.message)
+            data(&f.message.text())
         ));
         out.spill();
     }

@@ -21,7 +21,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 /// What joined a group's members.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CauseKind {
     /// One remediation snippet fixes every member.
@@ -52,9 +52,10 @@ pub struct Group {
     pub id: usize,
     pub severity: Severity,
     pub cause: CauseKind,
-    pub device: String,
+    /// Shared with the findings (issue 19: a group per port held copies).
+    pub device: std::sync::Arc<str>,
     /// The members' rules, each once, in rule order.
-    pub rules: Vec<String>,
+    pub rules: Vec<std::sync::Arc<str>>,
     /// Indexes into the report's `findings` array, the lead first.
     pub members: Vec<usize>,
 }
@@ -87,24 +88,103 @@ impl Sets {
 
 /// The message with the finding's interface name taken out, so the same fault on two
 /// interfaces reads the same.
-fn shape(f: &Finding) -> Option<String> {
+fn shape(f: &Finding) -> Option<std::borrow::Cow<'_, str>> {
     let i = f.interface.as_deref().filter(|i| !i.is_empty())?;
-    Some(f.message.replace(i, "\u{0}"))
+    Some(f.message.without(i))
 }
 
-/// The keys under which findings are joined, per relation; each key names its relation.
-fn keys(f: &Finding) -> Vec<(CauseKind, String)> {
-    let mut k = Vec::new();
-    if let Some(r) = &f.remediation {
-        k.push((CauseKind::Fix, format!("{}\u{0}{}", r.platform, r.snippet)));
+/// The relations a finding can be joined by: the ones of [`CauseKind`] it has a key for.
+fn relations(f: &Finding) -> impl Iterator<Item = CauseKind> + '_ {
+    [CauseKind::Fix, CauseKind::Line, CauseKind::Same]
+        .into_iter()
+        .filter(move |k| match k {
+            CauseKind::Fix => f.remediation.is_some(),
+            CauseKind::Line => line_of(f).is_some(),
+            _ => f.interface.as_deref().is_some_and(|i| !i.is_empty()),
+        })
+}
+
+/// The source line that joins findings: past the first line of its file.
+fn line_of(f: &Finding) -> Option<&crate::finding::Location> {
+    f.source.as_ref().filter(|s| s.line > 1)
+}
+
+/// A hash of `f`'s key under relation `kind` (its device, and the snippet, the line or the
+/// rule and message shape), to find the first finding with the same key without holding a
+/// copy of every key (issue 19: the copies were a fifth of the report's peak on a config
+/// whose every port draws six findings).
+fn key_hash(kind: CauseKind, f: &Finding) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    kind.hash(&mut h);
+    f.device.hash(&mut h);
+    match kind {
+        CauseKind::Fix => {
+            if let Some(r) = &f.remediation {
+                r.platform.hash(&mut h);
+                r.snippet.hash(&mut h);
+            }
+        }
+        CauseKind::Line => {
+            if let Some(s) = line_of(f) {
+                s.file.hash(&mut h);
+                s.line.hash(&mut h);
+            }
+        }
+        _ => {
+            f.rule.hash(&mut h);
+            shape(f).hash(&mut h);
+        }
     }
-    if let Some(s) = f.source.as_ref().filter(|s| s.line > 1) {
-        k.push((CauseKind::Line, format!("{}\u{0}{}", s.file, s.line)));
+    h.finish()
+}
+
+/// Whether `a` and `b` have the same key under relation `kind`.
+fn same_key(kind: CauseKind, a: &Finding, b: &Finding) -> bool {
+    a.device == b.device
+        && match kind {
+            CauseKind::Fix => match (&a.remediation, &b.remediation) {
+                (Some(x), Some(y)) => x.platform == y.platform && x.snippet == y.snippet,
+                _ => false,
+            },
+            CauseKind::Line => match (line_of(a), line_of(b)) {
+                (Some(x), Some(y)) => x.file == y.file && x.line == y.line,
+                _ => false,
+            },
+            _ => a.rule == b.rule && shape(a).is_some() && shape(a) == shape(b),
+        }
+}
+
+/// The first finding met under each key, found by the key's hash; a key whose hash another
+/// key already holds is kept apart in full (a hash collision joins nothing).
+#[derive(Default)]
+struct Firsts {
+    by_hash: std::collections::HashMap<(CauseKind, u64), usize>,
+    collided: Vec<(CauseKind, usize)>,
+}
+
+impl Firsts {
+    /// The first finding with `findings[i]`'s key under `kind`, or `None` when `i` is the
+    /// first (and now recorded as such).
+    fn first(&mut self, findings: &[Finding], kind: CauseKind, i: usize) -> Option<usize> {
+        let f = &findings[i];
+        let j = *self.by_hash.entry((kind, key_hash(kind, f))).or_insert(i);
+        if j == i {
+            return None;
+        }
+        if same_key(kind, &findings[j], f) {
+            return Some(j);
+        }
+        let found = self
+            .collided
+            .iter()
+            .find(|&&(k, c)| k == kind && same_key(kind, &findings[c], f))
+            .map(|&(_, c)| c);
+        if found.is_none() {
+            self.collided.push((kind, i));
+        }
+        found
     }
-    if let Some(m) = shape(f) {
-        k.push((CauseKind::Same, format!("{}\u{0}{m}", f.rule)));
-    }
-    k
 }
 
 /// Order of two findings in a report read worst first.
@@ -137,27 +217,21 @@ pub fn group(findings: &[Finding]) -> Vec<Group> {
         .filter(|&i| !findings[i].undecided())
         .collect();
     let mut sets = Sets((0..findings.len()).collect());
-    let mut first: BTreeMap<(String, CauseKind, String), usize> = BTreeMap::new();
+    let mut firsts = Firsts::default();
     let mut joined_by: BTreeMap<usize, CauseKind> = BTreeMap::new();
     for &i in &decided {
-        let f = &findings[i];
-        for (kind, key) in keys(f) {
-            match first.entry((f.device.to_string(), kind, key)) {
-                std::collections::btree_map::Entry::Vacant(v) => {
-                    v.insert(i);
-                }
-                std::collections::btree_map::Entry::Occupied(o) => {
-                    let j = *o.get();
-                    if sets.find(i) != sets.find(j) {
-                        sets.union(i, j);
-                        let root = sets.find(i);
-                        let k = joined_by.get(&root).copied().unwrap_or(kind);
-                        joined_by.insert(root, strongest(k, kind));
-                    }
-                }
+        for kind in relations(&findings[i]) {
+            if let Some(j) = firsts.first(findings, kind, i)
+                && sets.find(i) != sets.find(j)
+            {
+                sets.union(i, j);
+                let root = sets.find(i);
+                let k = joined_by.get(&root).copied().unwrap_or(kind);
+                joined_by.insert(root, strongest(k, kind));
             }
         }
     }
+    drop(firsts);
     let mut by_root: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for &i in &decided {
         by_root.entry(sets.find(i)).or_default().push(i);
@@ -170,17 +244,15 @@ pub fn group(findings: &[Finding]) -> Vec<Group> {
             } else {
                 cause_of(findings, &members, joined_by.get(&root).copied())
             };
-            let mut rules: Vec<String> = members
-                .iter()
-                .map(|&m| findings[m].rule.to_string())
-                .collect();
+            let mut rules: Vec<std::sync::Arc<str>> =
+                members.iter().map(|&m| findings[m].rule.clone()).collect();
             rules.sort();
             rules.dedup();
             Group {
                 id: 0,
                 severity: findings[members[0]].severity,
                 cause,
-                device: findings[members[0]].device.to_string(),
+                device: findings[members[0]].device.clone(),
                 rules,
                 members,
             }
@@ -202,18 +274,13 @@ fn strongest(a: CauseKind, b: CauseKind) -> CauseKind {
 /// A group's cause: the fix when every member carries the same snippet, else the line when
 /// every member has it, else what joined them.
 fn cause_of(findings: &[Finding], members: &[usize], joined: Option<CauseKind>) -> CauseKind {
-    let all_same = |get: &dyn Fn(&Finding) -> Option<String>| {
-        let first = get(&findings[members[0]]);
-        first.is_some() && members.iter().all(|&m| get(&findings[m]) == first)
-    };
-    if all_same(&|f| f.remediation.as_ref().map(|r| r.snippet.to_string())) {
+    let lead = &findings[members[0]];
+    let snippet = |f: &Finding| f.remediation.as_ref().map(|r| r.snippet.clone());
+    let line = |f: &Finding| line_of(f).map(|s| (s.file, s.line));
+    let all_same = |same: &dyn Fn(&Finding) -> bool| members.iter().all(|&m| same(&findings[m]));
+    if snippet(lead).is_some() && all_same(&|f| snippet(f) == snippet(lead)) {
         CauseKind::Fix
-    } else if all_same(&|f| {
-        f.source
-            .as_ref()
-            .filter(|s| s.line > 1)
-            .map(|s| format!("{}:{}", s.file, s.line))
-    }) {
+    } else if line(lead).is_some() && all_same(&|f| line(f) == line(lead)) {
         CauseKind::Line
     } else {
         joined.unwrap_or(CauseKind::Same)
@@ -252,7 +319,7 @@ mod tests {
             rule: rule.into(),
             severity: sev,
             title: "".into(),
-            message: format!("{rule} is wrong on {iface}"),
+            message: format!("{rule} is wrong on {iface}").into(),
             device: dev.into(),
             interface: Some(iface.into()).filter(|i: &std::sync::Arc<str>| !i.is_empty()),
             peer: None,
@@ -301,7 +368,10 @@ mod tests {
         assert_eq!(g.len(), 2, "{g:?}");
         assert_eq!(g[0].members, vec![0, 1]);
         assert_eq!(g[0].cause, CauseKind::Fix);
-        assert_eq!(g[0].rules, vec!["DSCP002", "PFC008"]);
+        assert_eq!(
+            g[0].rules,
+            vec!["DSCP002".into(), "PFC008".into()] as Vec<std::sync::Arc<str>>
+        );
         assert_eq!(g[1].cause, CauseKind::Single);
     }
 

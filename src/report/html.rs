@@ -292,7 +292,7 @@ fn row_start(s: &mut String, f: &Finding, class: &str) {
             esc(&p.interface)
         );
     }
-    let _ = write!(s, "</td><td>{}", esc(&f.message));
+    let _ = write!(s, "</td><td>{}", esc(&f.message.text()));
     if let Some(fix) = &f.remediation {
         let _ = write!(
             s,

@@ -58,6 +58,12 @@ pub struct ParseCounts {
 }
 
 pub fn summary(a: &Audit) -> Summary {
+    summary_with(a, super::groups::group(&a.findings).len())
+}
+
+/// [`summary`] with the number of root-cause groups already counted (grouping again would
+/// hold a second grouping of every finding while the caller's is live).
+pub fn summary_with(a: &Audit, causes: usize) -> Summary {
     let mut findings = Counts::default();
     for f in &a.findings {
         match f.severity {
@@ -80,22 +86,23 @@ pub fn summary(a: &Audit) -> Summary {
         links: a.fabric.links.len(),
         rules: a.rules,
         findings,
-        causes: super::groups::group(&a.findings).len(),
+        causes,
         undecided: a.findings.iter().filter(|f| f.undecided()).count(),
         parse,
     }
 }
 
 fn report(a: &Audit) -> Report<'_> {
+    let groups = super::groups::group(&a.findings);
     Report {
         schema: SCHEMA,
         tool: Tool {
             name: "fabric-audit",
             version: env!("CARGO_PKG_VERSION"),
         },
-        summary: summary(a),
+        summary: summary_with(a, groups.len()),
         findings: &a.findings,
-        groups: super::groups::group(&a.findings),
+        groups,
         parse: a.fabric.devices.iter().flat_map(|d| &d.parse).collect(),
         probes: &a.probes,
         waived: &a.waived,

@@ -76,7 +76,7 @@ fn describe(r: &Review, f: &Finding) -> String {
         s.push_str(i);
     }
     s.push_str(": ");
-    s.push_str(&f.message);
+    s.push_str(&f.message.text());
     if let Some(p) = r.source_path(f) {
         match Review::source_line(f) {
             Some(l) => s.push_str(&format!(" ({p}:{l})")),

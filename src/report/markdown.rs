@@ -450,7 +450,7 @@ fn finding_cells(r: &Review, f: &Finding) -> Vec<String> {
         text(&f.rule),
         text(&f.device),
         text(f.interface.as_deref().unwrap_or("")),
-        text(&f.message),
+        text(&f.message.text()),
         text(&source),
     ]
 }

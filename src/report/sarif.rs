@@ -60,7 +60,7 @@ pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
             results: Results {
                 r,
                 index: &index,
-                fingerprints: fingerprints(&all),
+                shared: shared_identity(&all),
             },
             tool: json!({ "driver": {
                 "name": "fabric-audit",
@@ -157,7 +157,8 @@ impl Serialize for Run<'_> {
 struct Results<'a> {
     r: &'a Review<'a>,
     index: &'a BTreeMap<String, usize>,
-    fingerprints: Vec<String>,
+    /// Per result: whether its identity is another's too ([`fingerprint`]).
+    shared: Vec<bool>,
 }
 
 impl Serialize for Results<'_> {
@@ -165,8 +166,8 @@ impl Serialize for Results<'_> {
         let r = self.r;
         let mut seq = s.serialize_seq(Some(r.new.len() + r.unchanged.len() + r.waived.len()))?;
         let base = |f: &Finding, i: usize| {
-            let fp = self.fingerprints.get(i).map_or("", String::as_str);
-            result(r, f, self.index.get(&*f.rule).copied(), fp)
+            let fp = fingerprint(f, self.shared.get(i).copied().unwrap_or(false));
+            result(r, f, self.index.get(&*f.rule).copied(), &fp)
         };
         let mut i = 0;
         for f in r.new.iter() {
@@ -238,35 +239,52 @@ fn result(r: &Review, f: &Finding, rule_index: Option<usize>, fingerprint: &str)
     v
 }
 
-/// One fingerprint per finding: a hash of its identity; where several findings share one, the
-/// message (positions aside) tells them apart, as the diff does.
-fn fingerprints(fs: &[&Finding]) -> Vec<String> {
-    let ident = |f: &Finding| {
-        let peer = f
-            .peer
-            .as_ref()
-            .map(|p| format!("{}:{}", p.device, p.interface))
-            .unwrap_or_default();
-        format!(
-            "{}\u{0}{}\u{0}{}\u{0}{peer}",
-            f.rule,
-            f.device,
-            f.interface.as_deref().unwrap_or("")
-        )
-    };
-    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    for f in fs {
-        *seen.entry(ident(f)).or_default() += 1;
+/// What a fingerprint hashes: rule, device, interface and peer.
+fn identity(f: &Finding) -> String {
+    let peer = f
+        .peer
+        .as_ref()
+        .map(|p| format!("{}:{}", p.device, p.interface))
+        .unwrap_or_default();
+    format!(
+        "{}\u{0}{}\u{0}{}\u{0}{peer}",
+        f.rule,
+        f.device,
+        f.interface.as_deref().unwrap_or("")
+    )
+}
+
+/// A finding's fingerprint: a hash of its identity; where several findings share one
+/// (`shared`), the message (positions aside) tells them apart, as the diff does.
+fn fingerprint(f: &Finding, shared: bool) -> String {
+    let mut id = identity(f);
+    if shared {
+        id.push('\u{0}');
+        id.push_str(&crate::finding::message_shape(&f.message.text()));
     }
-    fs.iter()
-        .map(|f| {
-            let mut id = ident(f);
-            if seen.get(&id).copied().unwrap_or(0) > 1 {
-                id.push('\u{0}');
-                id.push_str(&crate::finding::message_shape(&f.message));
-            }
-            data_encoding::HEXLOWER.encode(&sha1::Sha1::digest(id.as_bytes()))
-        })
+    data_encoding::HEXLOWER.encode(&sha1::Sha1::digest(id.as_bytes()))
+}
+
+/// Per finding, whether another has its identity. Counted by a hash of the identity, then
+/// in full only for the identities whose hash is met twice: holding every identity (and
+/// every fingerprint) until the results were written was the SARIF report's peak, 16 MB on
+/// 97,000 findings (issue 19).
+fn shared_identity(fs: &[&Finding]) -> Vec<bool> {
+    use std::collections::HashMap;
+    use std::hash::BuildHasher;
+    let hasher = std::collections::hash_map::RandomState::new();
+    let hashes: Vec<u64> = fs.iter().map(|f| hasher.hash_one(identity(f))).collect();
+    let mut count: HashMap<u64, u32> = HashMap::new();
+    for h in &hashes {
+        *count.entry(*h).or_default() += 1;
+    }
+    let maybe = |i: usize| count.get(&hashes[i]).is_some_and(|&n| n > 1);
+    let mut exact: HashMap<String, u32> = HashMap::new();
+    for i in (0..fs.len()).filter(|&i| maybe(i)) {
+        *exact.entry(identity(fs[i])).or_default() += 1;
+    }
+    (0..fs.len())
+        .map(|i| maybe(i) && exact.get(&identity(fs[i])).is_some_and(|&n| n > 1))
         .collect()
 }
 

@@ -91,7 +91,7 @@ impl Row {
                 .peer
                 .as_ref()
                 .map(|p| format!("{}:{}", p.device, p.interface)),
-            message: f.message.clone(),
+            message: f.message.to_string(),
             extra: None,
             source: source_text(f),
             members: Vec::new(),
@@ -160,7 +160,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 /// The summary: what was read, then the findings by severity and by cause.
 fn summary(a: &Audit, gs: &[Group], v: &View) -> Vec<String> {
-    let s = super::json::summary(a);
+    let s = super::json::summary_with(a, gs.len());
     let undecided = a.findings.iter().filter(|f| f.undecided()).count();
     let mut n = [0usize; 3];
     for f in a.findings.iter().filter(|f| !f.undecided()) {

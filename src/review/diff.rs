@@ -48,7 +48,7 @@ pub fn diff(before: &[Finding], after: &[Finding]) -> Diff {
         a.retain(|f| {
             match b
                 .iter()
-                .position(|x| message_shape(&x.message) == message_shape(&f.message))
+                .position(|x| message_shape(&x.message.text()) == message_shape(&f.message.text()))
             {
                 Some(i) => {
                     b.remove(i);

@@ -8,7 +8,7 @@
 
 use super::view;
 use super::{Rule, RuleSet, Scope};
-use crate::finding::{Evidence, FABRIC, Finding, Location, Severity};
+use crate::finding::{Evidence, FABRIC, Finding, Location, Message, Severity};
 use crate::model::{Device, Endpoint, Fabric, Interface, Link, with_sources};
 use minijinja::value::{Enumerator, Object, Serde, Value, ValueKind};
 use minijinja::{Environment, ErrorKind};
@@ -703,6 +703,10 @@ type LinkEnds = ((usize, usize), (usize, usize));
 struct Pending {
     undecided: Undecided,
     findings: Vec<Finding>,
+    /// The message shapes of this object's findings, shared between its ports.
+    shapes: crate::finding::message::Shapes,
+    /// The evidence of this object's findings, equal evidence shared.
+    evidence: crate::finding::evidence::Shared,
     /// Rules (indices into the rule set) that ran and passed on an object (for coverage: a
     /// clean fixture must exercise a rule, not merely not reach it). Indices, counted by
     /// [`Tally`]: a rule passes on most of 52,000 ports, and cloning its id for each pass, then
@@ -786,7 +790,7 @@ fn record(
                         .ok()
                         .filter(|v| !v.is_undefined() && !v.is_none())
                 };
-                let mut message = match attr("message") {
+                let mut text = match attr("message") {
                     Some(m) => m.to_string(),
                     None => rule.message.render(&ctxv).unwrap_or_else(|e| {
                         format!("{} (message template failed: {e})", rule.spec.title)
@@ -796,7 +800,7 @@ fn record(
                 // the text: on a config whose ranges name hundreds of ports (three findings a
                 // port) that room was a fifth of the audit's peak (issue 19: memory within 20
                 // times the input). It is kept for as long as the finding lives.
-                message.shrink_to_fit();
+                text.shrink_to_fit();
                 let severity = attr("severity")
                     .and_then(|s| Severity::parse(&s.to_string()))
                     .unwrap_or(rule.severity);
@@ -850,29 +854,43 @@ fn record(
                         .unwrap_or(0) as u32;
                     Location::new(&f.to_string(), line)
                 });
-                evidence.shrink_to_fit();
+                let evidence = evidence.shared(&mut out.evidence);
                 let source = direct
                     .or_else(|| source_path.and_then(|p| source_of(obj, &p)))
                     .or(obj.fallback);
-                out.findings.push(Finding {
-                    rule: rule.id.clone(),
-                    severity,
-                    title: rule.title.clone(),
-                    message,
-                    device: attr("device")
-                        .map(|v| Arc::from(v.to_string()))
-                        .unwrap_or_else(|| obj.device_name()),
-                    interface: attr("interface")
-                        .map(|v| Arc::from(v.to_string()))
-                        .or_else(|| obj.interface_name()),
-                    peer: obj.peer.clone().map(Box::new),
-                    source,
-                    evidence,
-                    remediation: None,
-                });
+                let interface = attr("interface")
+                    .map(|v| Arc::from(v.to_string()))
+                    .or_else(|| obj.interface_name());
+                push_grown(
+                    &mut out.findings,
+                    Finding {
+                        rule: rule.id.clone(),
+                        severity,
+                        title: rule.title.clone(),
+                        message: Message::shaped(text, interface.as_ref(), &mut out.shapes),
+                        device: attr("device")
+                            .map(|v| Arc::from(v.to_string()))
+                            .unwrap_or_else(|| obj.device_name()),
+                        interface,
+                        peer: obj.peer.clone().map(Box::new),
+                        source,
+                        evidence,
+                        remediation: None,
+                    },
+                );
             }
         }
     }
+}
+
+/// `v.push(x)`, the list growing by a quarter when full rather than doubling: an object's
+/// findings are most of the audit's memory on a device whose every port fails, and doubling
+/// left up to half of that room empty at the peak (issue 19; a large list grows in place).
+fn push_grown<T>(v: &mut Vec<T>, x: T) {
+    if v.len() == v.capacity() {
+        v.reserve_exact((v.len() / 4).max(8));
+    }
+    v.push(x);
 }
 
 /// Run every rule of one scope on one object (`base` gets each rule's `param`).
@@ -1251,7 +1269,7 @@ fn aggregate_undecided(rs: &RuleSet, groups: UndecidedAll) -> Vec<Finding> {
             rule: r.id.clone(),
             severity: Severity::Info,
             title: r.title.clone(),
-            message: format!("could not decide{on}: {what}"),
+            message: format!("could not decide{on}: {what}").into(),
             device: dev.into(),
             interface: if ifaces.len() == 1 {
                 Some(ifaces[0].as_str().into())

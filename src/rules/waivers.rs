@@ -315,7 +315,7 @@ mod tests {
             rule: rule.into(),
             severity: crate::finding::Severity::Error,
             title: "".into(),
-            message: String::new(),
+            message: String::new().into(),
             device: device.into(),
             interface: iface.map(Into::into),
             peer: None,

@@ -570,7 +570,7 @@ fn no_rule_turns_a_missing_input_into_an_error_or_warning() {
                 .filter(|f| f.severity != Severity::Info)
                 .map(|f| {
                     let i = f.interface.as_deref().unwrap_or_default().to_string();
-                    (f.device.to_string(), i, f.message)
+                    (f.device.to_string(), i, f.message.to_string())
                 })
                 .collect()
         };

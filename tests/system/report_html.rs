@@ -176,7 +176,7 @@ fn hostile() -> Audit {
         rule: "MTU001".into(),
         severity: Severity::Error,
         title: "title </script><b>".into(),
-        message: format!("message </script><script>document.title='pwned'</script> {evil}"),
+        message: format!("message </script><script>document.title='pwned'</script> {evil}").into(),
         device: leaf.as_str().into(),
         interface: Some("Ethernet0<i>".into()),
         peer: Some(Box::new(Endpoint {
