@@ -160,12 +160,13 @@ fn whole_run(size: usize) -> (Vec<(String, String, f64)>, String) {
 
 /// The inputs issue 19's memory bound is **not** met on (added 2026-12-04): 1 MiB of
 /// `interface EthernetA/B` stanzas with MTU 1500 and PFC on but no lossless priority, 62 bytes
-/// a port, each port drawing six findings in `reports`. A finding is held as its worded
-/// message, evidence and names (~440 bytes after the cuts of a7b99ff and 89c43da; 563 before)
-/// and a port's model ~570 bytes, so a port costs ~4 KB against 62 bytes of input: 68× (EOS)
-/// and 55× (NX-OS) at 1 MiB, 70×/57× at 64 KiB, 82×/61× at 16 KiB (88.5 MB → 65.6 MB at
-/// 1 MiB for EOS this session). Meeting 20× here needs findings held as (rule, object,
-/// values) and worded only when written. Listed so that every other input stays asserted.
+/// a port, each port drawing six findings in `reports`. Since 0b3ef1b a finding's message is a
+/// shape shared by every port that draws it, and equal evidence is one copy; each finding is
+/// still a 136-byte record (names, source, fix) and a port's model ~380 bytes, so a port costs
+/// ~2.4 KB against 62 bytes of input: 37× (EOS) and 31× (NX-OS) at 1 MiB, 41×/34× at 64 KiB,
+/// 57×/44× at 16 KiB (68×/55×, 71×/57×, 82×/61× before). Meeting 20× here needs findings held
+/// as (rule, object, values) and worded only when written. Listed so that every other input
+/// stays asserted, and these within a ceiling ([`within_20_times_but`]).
 const LOSSLESS_PORTS: [(&str, &str); 2] = [
     ("reports", "eos lossless-stanzas"),
     ("reports", "nxos lossless-stanzas"),
@@ -183,7 +184,7 @@ const LOSSLESS_PORTS: [(&str, &str); 2] = [
 /// streamed, SARIF written as produced, findings' evidence compact).
 #[test]
 fn every_adversarial_input_but_ports_drawing_findings_stays_within_20_times() {
-    within_20_times_but(1 << 20, &LOSSLESS_PORTS);
+    within_20_times_but(1 << 20, &LOSSLESS_PORTS, 43.0);
 }
 
 /// The same at 64 KiB, where no port bound applies (1 MiB of stanzas reaches the 16,384-port
@@ -195,16 +196,26 @@ fn every_adversarial_input_but_ports_drawing_findings_stays_within_20_times() {
 /// entries, and the Markdown, JUnit and GitHub reports make a row when they write it.
 #[test]
 fn at_64_kib_every_adversarial_input_but_ports_drawing_findings_stays_within_20_times() {
-    within_20_times_but(1 << 16, &LOSSLESS_PORTS);
+    within_20_times_but(1 << 16, &LOSSLESS_PORTS, 47.0);
 }
 
 /// Every adversarial input at `size` bytes, but the `known` (target, input) ones, peaks within
-/// 20 times its size.
-fn within_20_times_but(size: usize, known: &[(&str, &str)]) {
+/// 20 times its size; the known ones within `ceiling` times, so that what was won on them
+/// stays won (the [`LOSSLESS_PORTS`] at 1 MiB / 64 KiB / 16 KiB: EOS 68.5× / 70.6× / 81.9×
+/// and NX-OS 55.3× / 57.4× / 61.3× before findings shared their message shapes and evidence
+/// on 2026-12-04, 37.4× / 41.0× / 57.3× and 30.5× / 33.9× / 43.5× after).
+fn within_20_times_but(size: usize, known: &[(&str, &str)], ceiling: f64) {
     let (rows, t) = whole_run(size);
     let over: Vec<_> = rows
         .iter()
-        .filter(|r| r.2 > 20.0 && !known.contains(&(r.0.as_str(), r.1.as_str())))
+        .filter(|r| {
+            let limit = if known.contains(&(r.0.as_str(), r.1.as_str())) {
+                ceiling
+            } else {
+                20.0
+            };
+            r.2 > limit
+        })
         .collect();
     assert!(over.is_empty(), "{over:?}\n{t}");
 }
@@ -220,5 +231,5 @@ fn within_20_times_but(size: usize, known: &[(&str, &str)]) {
 fn at_16_kib_every_adversarial_input_but_one_range_amplified_stays_within_20_times() {
     let mut known = vec![("reports", "os10 replicated running-config")];
     known.extend(LOSSLESS_PORTS);
-    within_20_times_but(1 << 14, &known);
+    within_20_times_but(1 << 14, &known, 66.0);
 }
