@@ -42,16 +42,8 @@ impl Message {
             return Message::from(text);
         }
         let shape = text.replace(&**name, "\u{0}");
-        let shape = match shapes.0.get(shape.as_str()) {
-            Some(s) => s.clone(),
-            None => {
-                let s: Arc<str> = Arc::from(shape);
-                shapes.0.insert(s.clone());
-                s
-            }
-        };
         Message(Repr::Shaped {
-            shape,
+            shape: crate::model::sharing::one_copy(&mut shapes.0, shape),
             name: name.clone(),
         })
     }

@@ -25,6 +25,22 @@ use super::{Interface, LinkPause, Pfc, PortQos, PriorityGroup, Queue, Src, Watch
 use std::collections::HashSet;
 use std::sync::Arc;
 
+/// The copy of `value` that `seen` already holds, or `value` made shared and recorded there:
+/// one allocation for every equal name, message shape or reason met in a loop.
+pub fn one_copy<T, Q>(seen: &mut HashSet<Arc<T>>, value: Q) -> Arc<T>
+where
+    T: ?Sized + Eq + std::hash::Hash,
+    Q: std::borrow::Borrow<T>,
+    Arc<T>: From<Q>,
+{
+    if let Some(s) = seen.get(value.borrow()) {
+        return s.clone();
+    }
+    let s = Arc::from(value);
+    seen.insert(s.clone());
+    s
+}
+
 /// The distinct copies seen so far on one device.
 #[derive(Debug, Clone, Default)]
 pub struct Sharing {

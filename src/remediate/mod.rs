@@ -14,6 +14,7 @@ pub mod spec;
 use crate::audit::Audit;
 use crate::finding::{Finding, Remediation, Severity};
 use crate::model::Device;
+use crate::model::sharing::one_copy;
 use crate::rules::RuleSet;
 use anyhow::Result;
 use serde::Serialize;
@@ -499,14 +500,7 @@ pub fn plan_with(
                 match render(p, fix, ctx.clone()) {
                     Rendered::Snippet(s) => {
                         got = true;
-                        let dev_name = match device_names.get(dev.as_str()) {
-                            Some(n) => n.clone(),
-                            None => {
-                                let n: Arc<str> = dev.as_str().into();
-                                device_names.insert(n.clone());
-                                n
-                            }
-                        };
+                        let dev_name = one_copy(&mut device_names, dev.as_str());
                         let snippet: Arc<str> = s.into();
                         let step =
                             steps
@@ -566,14 +560,7 @@ pub fn plan_with(
             platform,
             reason,
         };
-        let why = match reasons.get(&why) {
-            Some(w) => w.clone(),
-            None => {
-                let w = Arc::new(why);
-                reasons.insert(w.clone());
-                w
-            }
-        };
+        let why = one_copy(&mut reasons, why);
         withheld.push(Withheld { index: idx, why });
     }
     drop(device_names);

@@ -151,7 +151,7 @@ fn same_key(kind: CauseKind, a: &Finding, b: &Finding) -> bool {
                 (Some(x), Some(y)) => x.file == y.file && x.line == y.line,
                 _ => false,
             },
-            _ => a.rule == b.rule && shape(a).is_some() && shape(a) == shape(b),
+            _ => a.rule == b.rule && matches!((shape(a), shape(b)), (Some(x), Some(y)) if x == y),
         }
 }
 
