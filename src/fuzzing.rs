@@ -188,6 +188,19 @@ fn catalog_for(findings: &[crate::finding::Finding]) -> Vec<crate::report::input
 /// before the reports. The formats a review renders (concise, HTML, markdown, SARIF, JUnit,
 /// GitHub) share one [`crate::report::input::Review`], as the CLI's one render does.
 pub fn reports(data: &[u8]) {
+    // `FABRIC_AUDIT_STAGE_MEMORY=1 fuzz_smoke --input FILE reports` prints the counting
+    // allocator's live and peak bytes after each stage (where the peak of issue 19 is reached).
+    let stages = std::env::var_os("FABRIC_AUDIT_STAGE_MEMORY").is_some();
+    let probe = |stage: &str| {
+        if stages {
+            eprintln!(
+                "stage {stage:<10} live {:>12} B  peak {:>12} B",
+                alloc::live(),
+                alloc::peak()
+            );
+        }
+    };
+    probe("start");
     let Some((p, rest)) = data.split_first() else {
         return;
     };
@@ -196,9 +209,12 @@ pub fn reports(data: &[u8]) {
         ..Default::default()
     };
     let (policy, notices) = crate::audit::resolve_policy(rules(), &snap);
+    probe("snap");
     let mut fabric = crate::fabric::assemble(parsers(), &snap, policy, notices);
+    probe("assembled");
     // In place, as the audit evaluates: the rules read the model without a copy of it.
     let (findings, passes) = crate::rules::eval::evaluate_in_place(rules(), &mut fabric, &|_| true);
+    probe("evaluated");
     let catalog = catalog_for(&findings);
     let mut audit = Audit {
         fabric,
@@ -221,10 +237,12 @@ pub fn reports(data: &[u8]) {
     };
     let plan = crate::remediate::plan_with(&audit, rules(), templates(), &config);
     // As the CLI writes them: streamed (here to nowhere), not built in memory.
+    probe("planned");
     let _ = crate::remediate::write_json(&plan, &audit.findings, &mut std::io::sink());
     let _ = crate::remediate::write_text(&plan, &audit.findings, &mut std::io::sink());
     crate::remediate::attach_plan(&mut audit, &plan);
     drop(plan);
+    probe("attached");
     use crate::report::Format::*;
     let _ = crate::report::render(&audit, Table, false);
     // As the CLI writes the JSON report and the model: streamed (here to nowhere), not built
@@ -236,6 +254,7 @@ pub fn reports(data: &[u8]) {
     for f in [Concise, Html, Markdown, Sarif, Junit, Github] {
         let _ = crate::report::write_review(&review, f, false, &mut std::io::sink());
     }
+    probe("end");
 }
 
 /// Replay one saved input of `target` (a `fuzz/regressions/<target>/` file) through its entry
