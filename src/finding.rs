@@ -89,37 +89,255 @@ pub struct Remediation {
 /// Name used as `device` for findings about the fabric as a whole.
 pub const FABRIC: &str = "(fabric)";
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// What a finding says, apart from the object it says it of: its rule, severity, title,
+/// message (as its [`message::Shape`]) and evidence. Shared by every finding that says the same
+/// of another port ([`Kinds`]): a rule failing on 16,000 ports in one way is one `Kind`.
+///
+/// Why: each finding held these itself, 136 bytes a finding, and on 1 MiB of EOS ports that
+/// each draw six findings the 97,600 findings were 13.3 MB of a 39 MB peak (issue 19: peak
+/// memory within 20 times the input). A finding is now 64 bytes: this kind, shared, and its
+/// object (device, interface, peer, source) and fix.
+#[derive(Debug, Clone)]
+struct Kind {
+    rule: Arc<str>,
+    severity: Severity,
+    title: Arc<str>,
+    message: message::Shape,
+    evidence: Evidence,
+}
+
+/// A finding (see [`Kind`] for how it is held). Made from its [`Parts`]; read with
+/// [`Finding::rule`], [`Finding::message`] and the like; written (JSON) with the fields it
+/// always had, in the same order.
+#[derive(Clone)]
 pub struct Finding {
-    /// The rule's id and title: shared with the rule, not a copy per finding (issue 19).
-    pub rule: Arc<str>,
-    pub severity: Severity,
-    pub title: Arc<str>,
-    /// Shared with the findings that say the same of another port (see [`Message`]).
-    pub message: Message,
+    kind: Arc<Kind>,
     /// Shared by the device's findings (and an interface's), not a copy per finding (issue 19).
     pub device: Arc<str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub interface: Option<Arc<str>>,
     /// Boxed, as `remediation`: most findings have neither, and a finding is held for every
     /// object a rule fails on (issue 19: 328 bytes inline per finding, 96 of them an absent
     /// remediation).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub peer: Option<Box<Endpoint>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<Location>,
-    pub evidence: Evidence,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub remediation: Option<Box<Remediation>>,
 }
 
+/// What a finding is made of ([`Finding::from`], or [`Kinds::finding`] to share its kind).
+#[derive(Debug, Clone)]
+pub struct Parts {
+    pub rule: Arc<str>,
+    pub severity: Severity,
+    pub title: Arc<str>,
+    pub message: String,
+    pub device: Arc<str>,
+    pub interface: Option<Arc<str>>,
+    pub peer: Option<Box<Endpoint>>,
+    pub source: Option<Location>,
+    pub evidence: Evidence,
+    pub remediation: Option<Box<Remediation>>,
+}
+
+impl From<Parts> for Finding {
+    /// A finding with a kind of its own (shared with no other).
+    fn from(p: Parts) -> Finding {
+        let message = message::Shape::of(p.message, p.interface.as_deref());
+        Finding {
+            kind: Arc::new(Kind {
+                rule: p.rule,
+                severity: p.severity,
+                title: p.title,
+                message,
+                evidence: p.evidence,
+            }),
+            device: p.device,
+            interface: p.interface,
+            peer: p.peer,
+            source: p.source,
+            remediation: p.remediation,
+        }
+    }
+}
+
+/// The kinds met so far, to give findings that say the same thing one shared [`Kind`] (one
+/// per evaluation of a device): equal message texts are one copy, equal evidence one copy
+/// ([`evidence::Shared`], equal to the bit), then equal kinds one.
+#[derive(Default)]
+pub struct Kinds {
+    texts: std::collections::HashSet<Arc<str>>,
+    evidence: evidence::Shared,
+    kinds: std::collections::HashSet<Interned>,
+}
+
+/// A kind as [`Kinds`] holds it: hashed and compared by its parts, its evidence by copy.
+struct Interned(Arc<Kind>);
+
+impl std::hash::Hash for Interned {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let k = &*self.0;
+        (&k.rule, k.severity, &k.title, &k.message).hash(h);
+        k.evidence.copy_address().hash(h);
+    }
+}
+
+impl PartialEq for Interned {
+    fn eq(&self, o: &Interned) -> bool {
+        let (a, b) = (&*self.0, &*o.0);
+        a.rule == b.rule
+            && a.severity == b.severity
+            && a.title == b.title
+            && a.message == b.message
+            && a.evidence.same_copy(&b.evidence)
+    }
+}
+
+impl Eq for Interned {}
+
+impl Kinds {
+    /// The finding of `p`, its kind shared with the equal ones met before.
+    pub fn finding(&mut self, p: Parts) -> Finding {
+        let message = message::Shape::of(p.message, p.interface.as_deref());
+        let message = message.with_stored(crate::model::sharing::one_copy(
+            &mut self.texts,
+            &**message.stored(),
+        ));
+        let kind = Interned(Arc::new(Kind {
+            rule: p.rule,
+            severity: p.severity,
+            title: p.title,
+            message,
+            evidence: p.evidence.shared(&mut self.evidence),
+        }));
+        let kind = match self.kinds.get(&kind) {
+            Some(k) => k.0.clone(),
+            None => {
+                let k = kind.0.clone();
+                self.kinds.insert(kind);
+                k
+            }
+        };
+        Finding {
+            kind,
+            device: p.device,
+            interface: p.interface,
+            peer: p.peer,
+            source: p.source,
+            remediation: p.remediation,
+        }
+    }
+}
+
 impl Finding {
+    pub fn rule(&self) -> &Arc<str> {
+        &self.kind.rule
+    }
+
+    pub fn severity(&self) -> Severity {
+        self.kind.severity
+    }
+
+    pub fn title(&self) -> &Arc<str> {
+        &self.kind.title
+    }
+
+    /// The message, its port's name put back (see [`Message`]).
+    pub fn message(&self) -> Message<'_> {
+        Message::new(&self.kind.message, self.interface.as_deref())
+    }
+
+    pub fn evidence(&self) -> &Evidence {
+        &self.kind.evidence
+    }
+
+    /// The evidence, to change: this finding's own copy of its kind first when it is shared.
+    pub fn evidence_mut(&mut self) -> &mut Evidence {
+        &mut Arc::make_mut(&mut self.kind).evidence
+    }
+
+    /// Say `text` (as written: not shaped on the port's name).
+    pub fn set_message(&mut self, text: String) {
+        Arc::make_mut(&mut self.kind).message = message::Shape::Whole(text.into());
+    }
+
+    pub fn set_severity(&mut self, severity: Severity) {
+        Arc::make_mut(&mut self.kind).severity = severity;
+    }
+
     /// True for "could not decide" findings (a rule's input was unknown).
     pub fn undecided(&self) -> bool {
-        self.evidence
+        self.evidence()
             .get("undecided")
             .and_then(|v| v.as_bool())
             .unwrap_or(false)
+    }
+}
+
+impl PartialEq for Finding {
+    /// Equal when every field as written is equal (however the message is held).
+    fn eq(&self, o: &Finding) -> bool {
+        self.rule() == o.rule()
+            && self.severity() == o.severity()
+            && self.title() == o.title()
+            && self.message() == o.message()
+            && self.device == o.device
+            && self.interface == o.interface
+            && self.peer == o.peer
+            && self.source == o.source
+            && self.evidence() == o.evidence()
+            && self.remediation == o.remediation
+    }
+}
+
+impl std::fmt::Debug for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Finding")
+            .field("rule", self.rule())
+            .field("severity", &self.severity())
+            .field("title", self.title())
+            .field("message", &self.message())
+            .field("device", &self.device)
+            .field("interface", &self.interface)
+            .field("peer", &self.peer)
+            .field("source", &self.source)
+            .field("evidence", self.evidence())
+            .field("remediation", &self.remediation)
+            .finish()
+    }
+}
+
+impl Serialize for Finding {
+    /// The fields in the order the finding always wrote them; absent ones left out.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let n = 6
+            + usize::from(self.interface.is_some())
+            + usize::from(self.peer.is_some())
+            + usize::from(self.source.is_some())
+            + usize::from(self.remediation.is_some());
+        let mut st = s.serialize_struct("Finding", n)?;
+        st.serialize_field("rule", &**self.rule())?;
+        st.serialize_field("severity", &self.severity())?;
+        st.serialize_field("title", &**self.title())?;
+        st.serialize_field("message", &self.message())?;
+        st.serialize_field("device", &*self.device)?;
+        match &self.interface {
+            Some(i) => st.serialize_field("interface", &**i)?,
+            None => st.skip_field("interface")?,
+        }
+        match &self.peer {
+            Some(p) => st.serialize_field("peer", p)?,
+            None => st.skip_field("peer")?,
+        }
+        match &self.source {
+            Some(l) => st.serialize_field("source", l)?,
+            None => st.skip_field("source")?,
+        }
+        st.serialize_field("evidence", self.evidence())?;
+        match &self.remediation {
+            Some(r) => st.serialize_field("remediation", r)?,
+            None => st.skip_field("remediation")?,
+        }
+        st.end()
     }
 }
 
@@ -145,8 +363,8 @@ fn report_order(a: &Finding, b: &Finding) -> std::cmp::Ordering {
                 b.interface.as_deref().unwrap_or(""),
             )
         })
-        .then_with(|| a.rule.cmp(&b.rule))
-        .then_with(|| a.message.cmp(&b.message))
+        .then_with(|| a.rule().cmp(b.rule()))
+        .then_with(|| a.message().cmp(&b.message()))
 }
 
 /// Rearrange `v` so that `v[k]` is what was at `order[k]` (`order` a permutation of the
@@ -189,7 +407,7 @@ mod tests {
     use super::*;
 
     fn f(device: &str, iface: Option<&str>, rule: &str, message: &str, line: u32) -> Finding {
-        Finding {
+        Finding::from(crate::finding::Parts {
             rule: rule.into(),
             severity: Severity::Error,
             title: "".into(),
@@ -200,7 +418,66 @@ mod tests {
             source: Some(Location::new("configs/x.cfg", line)),
             evidence: Evidence::new(),
             remediation: None,
-        }
+        })
+    }
+
+    #[test]
+    fn a_finding_is_its_shared_kind_and_its_object_in_64_bytes() {
+        assert!(
+            std::mem::size_of::<Finding>() <= 64,
+            "{}",
+            std::mem::size_of::<Finding>()
+        );
+        let mut kinds = Kinds::default();
+        let parts = |iface: &str, q: i64| Parts {
+            rule: "PFC001".into(),
+            severity: Severity::Error,
+            title: "t".into(),
+            message: format!("PFC off on {iface}"),
+            device: "leaf1".into(),
+            interface: Some(iface.into()),
+            peer: None,
+            source: None,
+            evidence: {
+                let mut e = Evidence::new();
+                e.insert("q", serde_json::json!(q));
+                e
+            },
+            remediation: None,
+        };
+        let a = kinds.finding(parts("Ethernet1", 3));
+        let b = kinds.finding(parts("Ethernet2", 3));
+        let c = kinds.finding(parts("Ethernet3", 4));
+        assert!(
+            Arc::ptr_eq(&a.kind, &b.kind),
+            "the same words on two ports: one kind"
+        );
+        assert!(
+            !Arc::ptr_eq(&a.kind, &c.kind),
+            "other evidence: another kind"
+        );
+        assert_eq!(b.message().text(), "PFC off on Ethernet2");
+        assert_eq!(a, Finding::from(parts("Ethernet1", 3)));
+        assert_ne!(a, b);
+        // A change to one finding of a shared kind leaves the others as they were.
+        let mut d = b.clone();
+        d.set_severity(Severity::Info);
+        d.evidence_mut().insert("q", serde_json::json!(5));
+        d.set_message("other".into());
+        assert_eq!(
+            (b.severity(), b.message().text()),
+            (Severity::Error, "PFC off on Ethernet2".into())
+        );
+        assert_eq!(b.evidence().get("q"), a.evidence().get("q"));
+        assert_eq!(
+            (d.severity(), d.message().text()),
+            (Severity::Info, "other".into())
+        );
+        let json = serde_json::to_string(&a).unwrap_or_default();
+        assert_eq!(
+            json,
+            r#"{"rule":"PFC001","severity":"error","title":"t","message":"PFC off on Ethernet1","device":"leaf1","interface":"Ethernet1","evidence":{"q":3}}"#
+        );
     }
 
     #[test]

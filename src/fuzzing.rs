@@ -173,7 +173,7 @@ fn full_catalog() -> &'static [crate::report::input::RuleEntry] {
 /// rendered too). The other entries are the rules' own text, rendered the same for every
 /// input (SARIF's `tool.driver.rules` is 137 KB of it, most of a report's work per input).
 fn catalog_for(findings: &[crate::finding::Finding]) -> Vec<crate::report::input::RuleEntry> {
-    let named: std::collections::BTreeSet<&str> = findings.iter().map(|f| &*f.rule).collect();
+    let named: std::collections::BTreeSet<&str> = findings.iter().map(|f| &**f.rule()).collect();
     full_catalog()
         .iter()
         .enumerate()

@@ -15,7 +15,7 @@ fn on_path<'a>(p: &Probe, config: &'a [Finding]) -> Vec<&'a Finding> {
     config
         .iter()
         .filter(|f| {
-            f.severity >= Severity::Warning && !f.undecided() && !f.rule.starts_with("PROBE")
+            f.severity() >= Severity::Warning && !f.undecided() && !f.rule().starts_with("PROBE")
         })
         .filter(|f| {
             let here = f
@@ -59,34 +59,35 @@ pub fn tie(
                             "{} {} {} ({})",
                             r.device,
                             r.interface.as_deref().unwrap_or(""),
-                            r.rule,
-                            r.message
+                            r.rule(),
+                            r.message()
                         )
                     })
                     .collect();
                 if related.len() > 3 {
                     parts.push(format!("{} more", related.len() - 3));
                 }
-                f.message = format!("{}; on this path: {}", f.message, parts.join("; ")).into();
-                f.evidence.insert(
+                let text = format!("{}; on this path: {}", f.message(), parts.join("; "));
+                f.set_message(text);
+                f.evidence_mut().insert(
                     "path_findings",
                     serde_json::Value::Array(
                         related
                             .iter()
                             .map(|r| {
                                 serde_json::json!({
-                                    "rule": r.rule,
-                                    "severity": r.severity,
+                                    "rule": r.rule(),
+                                    "severity": r.severity(),
                                     "device": r.device,
                                     "interface": r.interface,
-                                    "message": r.message,
+                                    "message": r.message(),
                                 })
                             })
                             .collect(),
                     ),
                 );
             }
-            f.evidence.insert(
+            f.evidence_mut().insert(
                 "path",
                 serde_json::Value::Array(
                     p.path

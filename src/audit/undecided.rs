@@ -176,11 +176,11 @@ pub fn explain(findings: &mut [Finding], devices: &[Device], rules: &RuleSet, pa
         let Some(&d) = by_name.get(&*f.device) else {
             continue;
         };
-        let Some(rule) = rules.get(&f.rule) else {
+        let Some(rule) = rules.get(f.rule()) else {
             continue;
         };
         let missing: Vec<String> = f
-            .evidence
+            .evidence_mut()
             .get("missing")
             .and_then(|v| v.as_array())
             .map(|a| {
@@ -213,16 +213,17 @@ pub fn explain(findings: &mut [Finding], devices: &[Device], rules: &RuleSet, pa
             parts.push("a value the rule computes from inputs that were not known".into());
         }
         // "could not decide on 6 interfaces (…): " is kept; what follows is rewritten.
-        let text = f.message.text();
+        let text = f.message().text().into_owned();
         let head = text
             .split_once("): ")
             .map(|(h, _)| format!("{h})"))
             .or_else(|| text.split_once(": ").map(|(h, _)| h.to_string()))
             .unwrap_or_else(|| "could not decide".into());
-        f.message = format!("{head}: {}", parts.join("; ")).into();
-        f.evidence
+        f.set_message(format!("{head}: {}", parts.join("; ")));
+        f.evidence_mut()
             .insert("missing_fields", serde_json::json!(fields));
-        f.evidence.insert("why", serde_json::Value::Object(reasons));
+        f.evidence_mut()
+            .insert("why", serde_json::Value::Object(reasons));
     }
 }
 

@@ -217,7 +217,7 @@ pub(crate) fn status_for(findings: &[crate::finding::Finding], fail_on: FailOn) 
         FailOn::Info => Some(Severity::Info),
         FailOn::Never => None,
     };
-    if threshold.is_some_and(|t| findings.iter().any(|f| f.severity >= t)) {
+    if threshold.is_some_and(|t| findings.iter().any(|f| f.severity() >= t)) {
         ExitStatus::Failure
     } else {
         ExitStatus::Success

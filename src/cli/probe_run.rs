@@ -103,7 +103,7 @@ pub fn run(
             let cfg = a
                 .findings
                 .into_iter()
-                .filter(|f| !f.rule.starts_with("PROBE"))
+                .filter(|f| !f.rule().starts_with("PROBE"))
                 .collect::<Vec<_>>();
             (a.fabric, cfg, rules)
         }

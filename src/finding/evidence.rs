@@ -177,6 +177,23 @@ impl Evidence {
         self.pairs().len()
     }
 
+    /// True when both are the same copy (or both empty): after [`Evidence::shared`], equal
+    /// evidence is one copy, and this tells it apart in O(1) (`finding::Kinds`).
+    pub(crate) fn same_copy(&self, other: &Evidence) -> bool {
+        match (&self.0, &other.0) {
+            (None, None) => true,
+            (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// Where the copy is (0 when empty): hashes as [`Evidence::same_copy`] compares.
+    pub(crate) fn copy_address(&self) -> usize {
+        self.0
+            .as_ref()
+            .map_or(0, |a| std::sync::Arc::as_ptr(a) as usize)
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
         self.pairs().iter().map(|(k, v)| (&**k, v))
     }

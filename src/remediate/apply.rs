@@ -193,7 +193,7 @@ pub fn apply_to_copy(
     let new_errors = d
         .new
         .into_iter()
-        .filter(|f| f.severity == Severity::Error)
+        .filter(|f| f.severity() == Severity::Error)
         .collect();
     let roce_dscp = after
         .fabric
@@ -245,13 +245,13 @@ pub fn text(o: &Outcome) -> String {
     for f in &o.new_errors {
         s.push_str(&format!(
             "  NEW ERROR  {} {}{}: {}\n",
-            f.rule,
+            f.rule(),
             f.device,
             f.interface
                 .as_deref()
                 .map(|i| format!(":{i}"))
                 .unwrap_or_default(),
-            f.message
+            f.message()
         ));
     }
     for (d, e) in &o.not_merged {

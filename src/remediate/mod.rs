@@ -85,8 +85,8 @@ pub struct Target {
 impl Target {
     pub(crate) fn of(f: &Finding, index: usize) -> Target {
         Target {
-            rule: f.rule.clone(),
-            severity: f.severity,
+            rule: f.rule().clone(),
+            severity: f.severity(),
             device: f.device.to_string(),
             interface: f.interface.as_deref().map(String::from),
             index,
@@ -450,7 +450,7 @@ pub fn plan_with(
             None,
         )];
         // Link rules may be fixed at either end; other rules on the finding's own device.
-        let link = rules.get(&f.rule).is_some_and(|r| r.spec.scope == "link");
+        let link = rules.get(f.rule()).is_some_and(|r| r.spec.scope == "link");
         if let Some(p) = f.peer.as_ref().filter(|_| link) {
             ends[0].2 = Some((p.device.clone(), p.interface.clone()));
             ends.push((
@@ -477,8 +477,8 @@ pub fn plan_with(
             let Some(p) = templates.platforms.get(&d.platform) else {
                 continue;
             };
-            let Some(fixes) = p.fixes.get(&*f.rule) else {
-                if let Some(r) = p.no_fix.get(&*f.rule) {
+            let Some(fixes) = p.fixes.get(&**f.rule()) else {
+                if let Some(r) = p.no_fix.get(&**f.rule()) {
                     no_fix.push((p.id.clone(), r.clone()));
                 }
                 continue;
@@ -530,7 +530,7 @@ pub fn plan_with(
             ("withheld", Some(p), r)
         } else if let Some((p, r)) = no_fix.into_iter().next() {
             ("no_fix", Some(p), r)
-        } else if f.severity < Severity::Warning {
+        } else if f.severity() < Severity::Warning {
             // Info findings are not faults to fix; errors and warnings are all listed.
             continue;
         } else if nothing {
@@ -549,7 +549,7 @@ pub fn plan_with(
                 None,
                 format!(
                     "no remediation template for {} on {}",
-                    f.rule,
+                    f.rule(),
                     ps.join(", ")
                 ),
             )
@@ -663,8 +663,8 @@ struct Named<'a> {
 impl<'a> Named<'a> {
     fn of(f: &'a Finding) -> Named<'a> {
         Named {
-            rule: &f.rule,
-            severity: f.severity,
+            rule: f.rule(),
+            severity: f.severity(),
             device: &f.device,
             interface: f.interface.as_deref(),
         }
@@ -824,7 +824,7 @@ pub fn write_text(
                 w,
                 "  {} ({}) [{}{}]: no automatic fix: {}",
                 Target::of(f, x.index).label(),
-                f.severity.as_str(),
+                f.severity().as_str(),
                 x.why.kind,
                 x.why
                     .platform

@@ -15,7 +15,7 @@ struct Counts {
 fn counts(fs: &[Finding]) -> Counts {
     let mut c = Counts::default();
     for f in fs {
-        match f.severity {
+        match f.severity() {
             Severity::Error => c.error += 1,
             Severity::Warning => c.warning += 1,
             Severity::Info => c.info += 1,
@@ -73,11 +73,11 @@ pub fn text(r: &Review) -> String {
                 _ => String::new(),
             };
             t.add_row(vec![
-                cell(f.severity.as_str()),
-                cell(&f.rule),
+                cell(f.severity().as_str()),
+                cell(f.rule()),
                 cell(&f.device),
                 cell(f.interface.as_deref().unwrap_or("")),
-                cell(&*f.message.text()),
+                cell(&*f.message().text()),
                 cell(&source),
             ]);
         }

@@ -36,9 +36,9 @@ pub fn line(base: &str, f: &Finding) -> String {
     };
     let text = format!(
         "{place}: {} {} {what} {}",
-        f.severity.as_str(),
-        f.rule,
-        f.message
+        f.severity().as_str(),
+        f.rule(),
+        f.message()
     );
     super::terminal_safe(&text, false).into_owned()
 }

@@ -24,7 +24,7 @@ impl RuleCoverage {
 
 /// How many interfaces an undecided finding covers.
 fn interfaces_of(f: &Finding) -> usize {
-    match f.evidence.get("interfaces").and_then(|v| v.as_array()) {
+    match f.evidence().get("interfaces").and_then(|v| v.as_array()) {
         Some(a) => a.len(),
         None => usize::from(f.interface.is_some()),
     }
@@ -34,9 +34,9 @@ fn interfaces_of(f: &Finding) -> usize {
 pub fn of(findings: &[Finding]) -> Vec<RuleCoverage> {
     let mut per: BTreeMap<&str, RuleCoverage> = BTreeMap::new();
     for f in findings.iter().filter(|f| f.undecided()) {
-        let c = per.entry(&f.rule).or_insert_with(|| RuleCoverage {
-            rule: f.rule.to_string(),
-            title: f.title.to_string(),
+        let c = per.entry(f.rule()).or_insert_with(|| RuleCoverage {
+            rule: f.rule().to_string(),
+            title: f.title().to_string(),
             devices: Vec::new(),
             messages: Vec::new(),
         });
@@ -44,7 +44,7 @@ pub fn of(findings: &[Finding]) -> Vec<RuleCoverage> {
             Some((_, n)) => *n += interfaces_of(f),
             None => c.devices.push((f.device.to_string(), interfaces_of(f))),
         }
-        c.messages.push(format!("{}: {}", f.device, f.message));
+        c.messages.push(format!("{}: {}", f.device, f.message()));
     }
     let mut out: Vec<RuleCoverage> = per.into_values().collect();
     for c in &mut out {

@@ -40,7 +40,7 @@ pub fn render(r: &Review) -> String {
 pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let mut out = super::spill::Out::new(w);
     for f in r.new.iter() {
-        let cmd = match f.severity {
+        let cmd = match f.severity() {
             Severity::Error => "error",
             Severity::Warning => "warning",
             Severity::Info => "notice",
@@ -52,7 +52,7 @@ pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
                 props.push(format!("line={l}"));
             }
         }
-        let mut title = format!("{} {}", f.rule, f.device);
+        let mut title = format!("{} {}", f.rule(), f.device);
         if let Some(i) = &f.interface {
             title.push(' ');
             title.push_str(i);
@@ -61,7 +61,7 @@ pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         out.push_str(&format!(
             "::{cmd} {}::{}\n",
             props.join(","),
-            data(&f.message.text())
+            data(&f.message().text())
         ));
         out.spill();
     }
@@ -77,7 +77,7 @@ pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
                 let f = &w.finding;
                 format!(
                     "{} {}{}: {} ({}, until {})",
-                    f.rule,
+                    f.rule(),
                     f.device,
                     f.interface
                         .as_deref()

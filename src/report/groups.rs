@@ -90,7 +90,7 @@ impl Sets {
 /// interfaces reads the same.
 fn shape(f: &Finding) -> Option<std::borrow::Cow<'_, str>> {
     let i = f.interface.as_deref().filter(|i| !i.is_empty())?;
-    Some(f.message.without(i))
+    Some(f.message().without(i))
 }
 
 /// The relations a finding can be joined by: the ones of [`CauseKind`] it has a key for.
@@ -132,7 +132,7 @@ fn key_hash(kind: CauseKind, f: &Finding) -> u64 {
             }
         }
         _ => {
-            f.rule.hash(&mut h);
+            f.rule().hash(&mut h);
             shape(f).hash(&mut h);
         }
     }
@@ -151,7 +151,9 @@ fn same_key(kind: CauseKind, a: &Finding, b: &Finding) -> bool {
                 (Some(x), Some(y)) => x.file == y.file && x.line == y.line,
                 _ => false,
             },
-            _ => a.rule == b.rule && matches!((shape(a), shape(b)), (Some(x), Some(y)) if x == y),
+            _ => {
+                a.rule() == b.rule() && matches!((shape(a), shape(b)), (Some(x), Some(y)) if x == y)
+            }
         }
 }
 
@@ -189,10 +191,10 @@ impl Firsts {
 
 /// Order of two findings in a report read worst first.
 pub fn worst_first(a: &Finding, b: &Finding) -> Ordering {
-    b.severity
-        .cmp(&a.severity)
+    b.severity()
+        .cmp(&a.severity())
         .then_with(|| (&*b.device == FABRIC).cmp(&(&*a.device == FABRIC)))
-        .then_with(|| a.rule.cmp(&b.rule))
+        .then_with(|| a.rule().cmp(b.rule()))
         .then_with(|| natural_cmp(&a.device, &b.device))
         .then_with(|| {
             natural_cmp(
@@ -200,7 +202,7 @@ pub fn worst_first(a: &Finding, b: &Finding) -> Ordering {
                 b.interface.as_deref().unwrap_or(""),
             )
         })
-        .then_with(|| a.message.cmp(&b.message))
+        .then_with(|| a.message().cmp(&b.message()))
 }
 
 /// Indexes of `findings`, worst first.
@@ -244,13 +246,15 @@ pub fn group(findings: &[Finding]) -> Vec<Group> {
             } else {
                 cause_of(findings, &members, joined_by.get(&root).copied())
             };
-            let mut rules: Vec<std::sync::Arc<str>> =
-                members.iter().map(|&m| findings[m].rule.clone()).collect();
+            let mut rules: Vec<std::sync::Arc<str>> = members
+                .iter()
+                .map(|&m| findings[m].rule().clone())
+                .collect();
             rules.sort();
             rules.dedup();
             Group {
                 id: 0,
-                severity: findings[members[0]].severity,
+                severity: findings[members[0]].severity(),
                 cause,
                 device: findings[members[0]].device.clone(),
                 rules,
@@ -291,7 +295,7 @@ fn cause_of(findings: &[Finding], members: &[usize], joined: Option<CauseKind>) 
 pub fn rule_counts(g: &Group, findings: &[Finding]) -> Vec<(String, usize)> {
     let mut n: BTreeMap<&str, usize> = BTreeMap::new();
     for &m in &g.members {
-        *n.entry(&*findings[m].rule).or_default() += 1;
+        *n.entry(findings[m].rule()).or_default() += 1;
     }
     n.into_iter().map(|(r, c)| (r.to_string(), c)).collect()
 }
@@ -315,11 +319,11 @@ mod tests {
     use crate::finding::{Location, Remediation};
 
     fn f(rule: &str, sev: Severity, dev: &str, iface: &str, line: u32, fix: &str) -> Finding {
-        Finding {
+        Finding::from(crate::finding::Parts {
             rule: rule.into(),
             severity: sev,
             title: "".into(),
-            message: format!("{rule} is wrong on {iface}").into(),
+            message: format!("{rule} is wrong on {iface}"),
             device: dev.into(),
             interface: Some(iface.into()).filter(|i: &std::sync::Arc<str>| !i.is_empty()),
             peer: None,
@@ -333,7 +337,7 @@ mod tests {
                     device: None,
                 })
             }),
-        }
+        })
     }
 
     #[test]
@@ -414,7 +418,7 @@ mod tests {
         a.source = None;
         b.source = None;
         let mut c = b.clone();
-        c.message = "ECN008 is other on Ethernet1/3".into();
+        c.set_message("ECN008 is other on Ethernet1/3".into());
         c.interface = Some("Ethernet1/3".into());
         let g = group(&[a, b, c]);
         assert_eq!(g.len(), 2, "{g:?}");

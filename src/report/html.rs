@@ -225,7 +225,7 @@ fn filters(s: &mut String, r: &Review) {
     devices.sort_by(|a, b| crate::text::natural_cmp(a, b));
     devices.dedup();
     options(s, "f-device", "device", &devices);
-    let mut fams: Vec<String> = all(r).map(|f| family(&f.rule).to_string()).collect();
+    let mut fams: Vec<String> = all(r).map(|f| family(f.rule()).to_string()).collect();
     fams.sort();
     fams.dedup();
     options(s, "f-family", "family", &fams);
@@ -268,19 +268,19 @@ fn section(s: &mut Out, class: &str, title: &str, fs: &[Finding], open: bool) {
 
 /// A finding's row up to its last common cell (the caller closes it).
 fn row_start(s: &mut String, f: &Finding, class: &str) {
-    let sev = f.severity.as_str();
+    let sev = f.severity().as_str();
     let _ = write!(
         s,
         "<tr class=\"finding sev-{sev}\" data-class=\"{class}\" data-severity=\"{sev}\" data-device=\"{}\" data-family=\"{}\" data-rule=\"{}\">",
         esc(&f.device),
-        esc(family(&f.rule)),
-        esc(&f.rule),
+        esc(family(f.rule())),
+        esc(f.rule()),
     );
     let _ = write!(
         s,
         "<td class=\"sev sev-{sev}\">{sev}</td><td><abbr title=\"{}\">{}</abbr></td><td>{}</td><td>{}",
-        esc(&f.title),
-        esc(&f.rule),
+        esc(f.title()),
+        esc(f.rule()),
         esc(&f.device),
         esc(f.interface.as_deref().unwrap_or(""))
     );
@@ -292,7 +292,7 @@ fn row_start(s: &mut String, f: &Finding, class: &str) {
             esc(&p.interface)
         );
     }
-    let _ = write!(s, "</td><td>{}", esc(&f.message.text()));
+    let _ = write!(s, "</td><td>{}", esc(&f.message().text()));
     if let Some(fix) = &f.remediation {
         let _ = write!(
             s,

@@ -144,7 +144,7 @@ pub fn on_link(f: &Finding, l: &Link) -> bool {
 
 fn worst<'a>(fs: impl Iterator<Item = &'a Finding>) -> (Option<Severity>, Vec<&'a Finding>) {
     let hits: Vec<&Finding> = fs.collect();
-    (hits.iter().map(|f| f.severity).max(), hits)
+    (hits.iter().map(|f| f.severity()).max(), hits)
 }
 
 fn label(name: &str) -> String {
@@ -185,7 +185,13 @@ pub fn render(fabric: &Fabric, open: &[&Finding]) -> String {
             l.a.device, l.a.interface, l.b.device, l.b.interface
         );
         for f in &hits {
-            let _ = write!(title, "\n{} {}: {}", f.severity.as_str(), f.rule, f.message);
+            let _ = write!(
+                title,
+                "\n{} {}: {}",
+                f.severity().as_str(),
+                f.rule(),
+                f.message()
+            );
         }
         let _ = writeln!(
             s,

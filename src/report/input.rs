@@ -285,5 +285,5 @@ fn short(commit: &str) -> &str {
 
 /// How many findings have this severity.
 pub fn count(fs: &[Finding], s: crate::finding::Severity) -> usize {
-    fs.iter().filter(|f| f.severity == s).count()
+    fs.iter().filter(|f| f.severity() == s).count()
 }

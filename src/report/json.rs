@@ -66,7 +66,7 @@ pub fn summary(a: &Audit) -> Summary {
 pub fn summary_with(a: &Audit, causes: usize) -> Summary {
     let mut findings = Counts::default();
     for f in &a.findings {
-        match f.severity {
+        match f.severity() {
             Severity::Error => findings.error += 1,
             Severity::Warning => findings.warning += 1,
             Severity::Info => findings.info += 1,

@@ -32,12 +32,12 @@ impl Note<'_> {
         match self {
             Note::New(f) => {
                 let label = if r.is_change() { "new " } else { "" };
-                format!("{label}{}: {}", f.severity.as_str(), describe(r, f))
+                format!("{label}{}: {}", f.severity().as_str(), describe(r, f))
             }
-            Note::Was(label, f) => format!("{label} {}: {}", f.severity.as_str(), describe(r, f)),
+            Note::Was(label, f) => format!("{label} {}: {}", f.severity().as_str(), describe(r, f)),
             Note::Waived(w) => format!(
                 "waived {}: {} [{}:{}]",
-                w.finding.severity.as_str(),
+                w.finding.severity().as_str(),
                 describe(r, &w.finding),
                 w.waiver.file,
                 w.waiver.line
@@ -76,7 +76,7 @@ fn describe(r: &Review, f: &Finding) -> String {
         s.push_str(i);
     }
     s.push_str(": ");
-    s.push_str(&f.message.text());
+    s.push_str(&f.message().text());
     if let Some(p) = r.source_path(f) {
         match Review::source_line(f) {
             Some(l) => s.push_str(&format!(" ({p}:{l})")),
@@ -109,12 +109,12 @@ pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
         r.audit
             .catalog
             .iter()
-            .find(|s| *s.id == *f.rule)
-            .map_or_else(|| f.title.to_string(), |s| s.title.clone())
+            .find(|s| *s.id == **f.rule())
+            .map_or_else(|| f.title().to_string(), |s| s.title.clone())
     };
     // (family, rule, device) → case
     let mut cases: BTreeMap<Key, Case> = BTreeMap::new();
-    let key = |f: &Finding| (family(&f.rule), f.rule.to_string(), f.device.to_string());
+    let key = |f: &Finding| (family(f.rule()), f.rule().to_string(), f.device.to_string());
     for f in r.new.iter() {
         let c = entry(&mut cases, key(f), || title(f));
         if f.undecided() {
@@ -123,7 +123,7 @@ pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
             continue;
         }
         c.other = true;
-        if f.severity == Severity::Error {
+        if f.severity() == Severity::Error {
             c.failures.push(f);
         } else {
             c.notes.push(Note::New(f));

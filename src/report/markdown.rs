@@ -46,7 +46,7 @@ impl<'a> Row<'a> {
 
     /// (severity, rule) for the closing note's counts.
     fn counted(&self) -> (Severity, &'a str) {
-        (self.f.severity, &self.f.rule)
+        (self.f.severity(), self.f.rule())
     }
 }
 
@@ -229,7 +229,7 @@ fn counts_table(r: &Review) -> String {
     for (name, fs) in rows {
         // Counted on the references: a copy of the findings to count them was the peak of a
         // markdown report of many findings (issue 19).
-        let count = |s: Severity| fs.iter().filter(|f| f.severity == s).count();
+        let count = |s: Severity| fs.iter().filter(|f| f.severity() == s).count();
         out.push_str(&format!(
             "| {name} | {} | {} | {} |\n",
             count(Severity::Error),
@@ -359,7 +359,7 @@ fn sections<'a>(r: &'a Review) -> Vec<Section<'a>> {
         };
         for row in fs {
             let f = row.f;
-            let sev = by_severity.then_some(f.severity);
+            let sev = by_severity.then_some(f.severity());
             let k = slot(&mut out, &f.device, sev);
             out[k].rows.push(row);
             let Some((label, block)) = remedy(r, f) else {
@@ -446,11 +446,11 @@ fn finding_cells(r: &Review, f: &Finding) -> Vec<String> {
         _ => String::new(),
     };
     vec![
-        f.severity.as_str().to_string(),
-        text(&f.rule),
+        f.severity().as_str().to_string(),
+        text(f.rule()),
         text(&f.device),
         text(f.interface.as_deref().unwrap_or("")),
-        text(&f.message.text()),
+        text(&f.message().text()),
         text(&source),
     ]
 }
@@ -485,7 +485,7 @@ fn remedy(r: &Review, f: &Finding) -> Option<(String, String)> {
     let body = rem.snippet.trim_end_matches(['\n', '\r']);
     let label = text(&format!(
         "{} {} {}",
-        f.rule,
+        f.rule(),
         f.device,
         f.interface.as_deref().unwrap_or("")
     ))
@@ -494,7 +494,7 @@ fn remedy(r: &Review, f: &Finding) -> Option<(String, String)> {
     let mut block = format!("{fence}{lang}\n{body}\n{fence}\n\n");
     // A fix that is one line of the changed file: the replacement of that line, as a GitHub
     // suggestion (a review comment on the line applies it in one click).
-    if let Some(sugg) = f.evidence.get("suggestion").and_then(|v| v.as_str())
+    if let Some(sugg) = f.evidence().get("suggestion").and_then(|v| v.as_str())
         && let (Some(p), Some(l)) = (r.source_path(f), Review::source_line(f))
         && !sugg.contains(['\n', '\r'])
     {

@@ -107,13 +107,13 @@ fn rules(r: &Review) -> (Vec<Value>, BTreeMap<String, usize>) {
     }
     let waived = r.waived.iter().map(|w| &w.finding);
     for f in r.new.iter().chain(&r.unchanged).chain(waived) {
-        if !index.contains_key(&*f.rule) {
-            index.insert(f.rule.to_string(), rules.len());
+        if !index.contains_key(&**f.rule()) {
+            index.insert(f.rule().to_string(), rules.len());
             rules.push(json!({
-                "id": f.rule,
-                "name": f.title,
-                "shortDescription": { "text": f.title },
-                "defaultConfiguration": { "level": level(f.severity) },
+                "id": f.rule(),
+                "name": f.title(),
+                "shortDescription": { "text": f.title() },
+                "defaultConfiguration": { "level": level(f.severity()) },
             }));
         }
     }
@@ -167,7 +167,7 @@ impl Serialize for Results<'_> {
         let mut seq = s.serialize_seq(Some(r.new.len() + r.unchanged.len() + r.waived.len()))?;
         let base = |f: &Finding, i: usize| {
             let fp = fingerprint(f, self.shared.get(i).copied().unwrap_or(false));
-            result(r, f, self.index.get(&*f.rule).copied(), &fp)
+            result(r, f, self.index.get(&**f.rule()).copied(), &fp)
         };
         let mut i = 0;
         for f in r.new.iter() {
@@ -227,9 +227,9 @@ fn result(r: &Review, f: &Finding, rule_index: Option<usize>, fingerprint: &str)
         location["physicalLocation"] = physical;
     }
     let mut v = json!({
-        "ruleId": f.rule,
-        "level": level(f.severity),
-        "message": { "text": format!("{what}: {}", f.message) },
+        "ruleId": f.rule(),
+        "level": level(f.severity()),
+        "message": { "text": format!("{what}: {}", f.message()) },
         "locations": [location],
         "partialFingerprints": { FINGERPRINT: fingerprint },
     });
@@ -248,7 +248,7 @@ fn identity(f: &Finding) -> String {
         .unwrap_or_default();
     format!(
         "{}\u{0}{}\u{0}{}\u{0}{peer}",
-        f.rule,
+        f.rule(),
         f.device,
         f.interface.as_deref().unwrap_or("")
     )
@@ -260,7 +260,7 @@ fn fingerprint(f: &Finding, shared: bool) -> String {
     let mut id = identity(f);
     if shared {
         id.push('\u{0}');
-        id.push_str(&crate::finding::message_shape(&f.message.text()));
+        id.push_str(&crate::finding::message_shape(&f.message().text()));
     }
     data_encoding::HEXLOWER.encode(&sha1::Sha1::digest(id.as_bytes()))
 }

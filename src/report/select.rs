@@ -35,9 +35,9 @@ impl Selection {
     }
 
     pub fn keeps(&self, f: &Finding) -> bool {
-        self.min_severity.is_none_or(|m| f.severity >= m)
-            && (self.select.is_empty() || self.select.iter().any(|c| names(c, &f.rule)))
-            && !self.ignore.iter().any(|c| names(c, &f.rule))
+        self.min_severity.is_none_or(|m| f.severity() >= m)
+            && (self.select.is_empty() || self.select.iter().any(|c| names(c, f.rule())))
+            && !self.ignore.iter().any(|c| names(c, f.rule()))
             && (self.devices.is_empty() || self.devices.iter().any(|g| glob_match(g, &f.device)))
     }
 

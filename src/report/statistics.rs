@@ -22,11 +22,11 @@ pub struct RuleCount {
 pub fn of(a: &Audit) -> Vec<RuleCount> {
     let mut per: BTreeMap<&str, (RuleCount, Vec<&str>)> = BTreeMap::new();
     for f in &a.findings {
-        let (c, devs) = per.entry(&f.rule).or_insert_with(|| {
+        let (c, devs) = per.entry(f.rule()).or_insert_with(|| {
             let rc = RuleCount {
-                rule: f.rule.to_string(),
-                severity: f.severity,
-                title: f.title.to_string(),
+                rule: f.rule().to_string(),
+                severity: f.severity(),
+                title: f.title().to_string(),
                 count: 0,
                 fixable: 0,
                 devices: 0,
@@ -39,9 +39,9 @@ pub fn of(a: &Audit) -> Vec<RuleCount> {
             continue;
         }
         c.severity = if c.count == 0 {
-            f.severity
+            f.severity()
         } else {
-            c.severity.max(f.severity)
+            c.severity.max(f.severity())
         };
         c.count += 1;
         c.fixable += usize::from(f.remediation.is_some());

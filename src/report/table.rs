@@ -90,8 +90,8 @@ pub fn waived_table_width(
             None => f.device.to_string(),
         };
         t.add_row(vec![
-            sev_cell(f.severity, color),
-            cell(&f.rule),
+            sev_cell(f.severity(), color),
+            cell(f.rule()),
             cell(place),
             cell(&w.waiver.reason),
             cell(format!(

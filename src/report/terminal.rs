@@ -83,15 +83,15 @@ impl Row {
     }
     fn of_finding(f: &Finding) -> Row {
         Row {
-            severity: f.severity,
-            rule: f.rule.to_string(),
+            severity: f.severity(),
+            rule: f.rule().to_string(),
             device: f.device.to_string(),
             place: f.interface.as_deref().unwrap_or_default().to_string(),
             peer: f
                 .peer
                 .as_ref()
                 .map(|p| format!("{}:{}", p.device, p.interface)),
-            message: f.message.to_string(),
+            message: f.message().to_string(),
             extra: None,
             source: source_text(f),
             members: Vec::new(),
@@ -164,7 +164,7 @@ fn summary(a: &Audit, gs: &[Group], v: &View) -> Vec<String> {
     let undecided = a.findings.iter().filter(|f| f.undecided()).count();
     let mut n = [0usize; 3];
     for f in a.findings.iter().filter(|f| !f.undecided()) {
-        n[f.severity as usize] += 1;
+        n[f.severity() as usize] += 1;
     }
     let decided: usize = n.iter().sum();
     let mut head = format!(

@@ -9,7 +9,7 @@ type Key = (String, String, String, String);
 
 fn key(f: &Finding) -> Key {
     (
-        f.rule.to_string(),
+        f.rule().to_string(),
         f.device.to_string(),
         f.interface.as_deref().unwrap_or_default().to_string(),
         f.peer
@@ -46,10 +46,9 @@ pub fn diff(before: &[Finding], after: &[Finding]) -> Diff {
         }
         // Several: pair those whose messages agree (positions aside).
         a.retain(|f| {
-            match b
-                .iter()
-                .position(|x| message_shape(&x.message.text()) == message_shape(&f.message.text()))
-            {
+            match b.iter().position(|x| {
+                message_shape(&x.message().text()) == message_shape(&f.message().text())
+            }) {
                 Some(i) => {
                     b.remove(i);
                     d.unchanged.push((*f).clone());
@@ -73,7 +72,7 @@ mod tests {
     use crate::finding::Severity;
 
     fn f(rule: &str, dev: &str, iface: &str, msg: &str, line: u32) -> Finding {
-        Finding {
+        Finding::from(crate::finding::Parts {
             rule: rule.into(),
             severity: Severity::Error,
             title: "".into(),
@@ -84,7 +83,7 @@ mod tests {
             source: Some(crate::finding::Location::new("configs/x.cfg", line)),
             evidence: Default::default(),
             remediation: None,
-        }
+        })
     }
 
     #[test]
@@ -120,10 +119,10 @@ mod tests {
             ),
         ];
         let d = diff(&before, &after);
-        let ids = |v: &[Finding]| v.iter().map(|f| f.rule.to_string()).collect::<Vec<_>>();
+        let ids = |v: &[Finding]| v.iter().map(|f| f.rule().to_string()).collect::<Vec<_>>();
         assert_eq!(ids(&d.new), ["MTU002"]);
         assert_eq!(ids(&d.fixed), ["ECN001", "DSCP002"]);
-        assert_eq!(d.fixed[1].message, "DSCP 46 to TC 1 (x.cfg:31)");
+        assert_eq!(d.fixed[1].message(), "DSCP 46 to TC 1 (x.cfg:31)");
         assert_eq!(ids(&d.unchanged), ["PFC001", "DSCP002"]);
     }
 }

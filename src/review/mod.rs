@@ -75,7 +75,7 @@ impl Review<'_> {
             .collect();
         for f in self.new.to_mut().iter_mut() {
             let fix = f_fix(&f.remediation);
-            let Some(src) = f.source.as_mut() else {
+            let Some(mut src) = f.source else {
                 continue;
             };
             let Some(hf) = files.get(src.file.as_str()) else {
@@ -87,11 +87,13 @@ impl Review<'_> {
                 let Some(near) = hf.nearest_rewritten(fix, src.line) else {
                     continue;
                 };
-                f.evidence.insert("cited_line", serde_json::json!(src.line));
+                f.evidence_mut()
+                    .insert("cited_line", serde_json::json!(src.line));
                 src.line = near;
+                f.source = Some(src);
             }
             if let Some(s) = suggest_in(f, hf) {
-                f.evidence.insert("suggestion", serde_json::json!(s));
+                f.evidence_mut().insert("suggestion", serde_json::json!(s));
             }
         }
     }

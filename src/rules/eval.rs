@@ -8,7 +8,7 @@
 
 use super::view;
 use super::{Rule, RuleSet, Scope};
-use crate::finding::{Evidence, FABRIC, Finding, Location, Message, Severity};
+use crate::finding::{Evidence, FABRIC, Finding, Location, Parts, Severity};
 use crate::model::{Device, Endpoint, Fabric, Interface, Link, with_sources};
 use minijinja::value::{Enumerator, Object, Serde, Value, ValueKind};
 use minijinja::{Environment, ErrorKind};
@@ -703,10 +703,9 @@ type LinkEnds = ((usize, usize), (usize, usize));
 struct Pending {
     undecided: Undecided,
     findings: Vec<Finding>,
-    /// The message shapes of this object's findings, shared between its ports.
-    shapes: crate::finding::message::Shapes,
-    /// The evidence of this object's findings, equal evidence shared.
-    evidence: crate::finding::evidence::Shared,
+    /// What this object's findings say (rule, message shape, evidence), shared between its
+    /// ports: a finding is its kind and its object (`finding::Kind`).
+    kinds: crate::finding::Kinds,
     /// Rules (indices into the rule set) that ran and passed on an object (for coverage: a
     /// clean fixture must exercise a rule, not merely not reach it). Indices, counted by
     /// [`Tally`]: a rule passes on most of 52,000 ports, and cloning its id for each pass, then
@@ -854,30 +853,27 @@ fn record(
                         .unwrap_or(0) as u32;
                     Location::new(&f.to_string(), line)
                 });
-                let evidence = evidence.shared(&mut out.evidence);
                 let source = direct
                     .or_else(|| source_path.and_then(|p| source_of(obj, &p)))
                     .or(obj.fallback);
                 let interface = attr("interface")
                     .map(|v| Arc::from(v.to_string()))
                     .or_else(|| obj.interface_name());
-                push_grown(
-                    &mut out.findings,
-                    Finding {
-                        rule: rule.id.clone(),
-                        severity,
-                        title: rule.title.clone(),
-                        message: Message::shaped(text, interface.as_ref(), &mut out.shapes),
-                        device: attr("device")
-                            .map(|v| Arc::from(v.to_string()))
-                            .unwrap_or_else(|| obj.device_name()),
-                        interface,
-                        peer: obj.peer.clone().map(Box::new),
-                        source,
-                        evidence,
-                        remediation: None,
-                    },
-                );
+                let finding = out.kinds.finding(Parts {
+                    rule: rule.id.clone(),
+                    severity,
+                    title: rule.title.clone(),
+                    message: text,
+                    device: attr("device")
+                        .map(|v| Arc::from(v.to_string()))
+                        .unwrap_or_else(|| obj.device_name()),
+                    interface,
+                    peer: obj.peer.clone().map(Box::new),
+                    source,
+                    evidence,
+                    remediation: None,
+                });
+                push_grown(&mut out.findings, finding);
             }
         }
     }
@@ -1265,11 +1261,11 @@ fn aggregate_undecided(rs: &RuleSet, groups: UndecidedAll) -> Vec<Finding> {
         if ifaces.len() > 1 {
             evidence.insert("interfaces", serde_json::json!(ifaces));
         }
-        out.push(Finding {
+        out.push(Finding::from(Parts {
             rule: r.id.clone(),
             severity: Severity::Info,
             title: r.title.clone(),
-            message: format!("could not decide{on}: {what}").into(),
+            message: format!("could not decide{on}: {what}"),
             device: dev.into(),
             interface: if ifaces.len() == 1 {
                 Some(ifaces[0].as_str().into())
@@ -1280,7 +1276,7 @@ fn aggregate_undecided(rs: &RuleSet, groups: UndecidedAll) -> Vec<Finding> {
             source: None,
             evidence,
             remediation: None,
-        });
+        }));
     }
     out
 }

@@ -133,7 +133,7 @@ pub struct Waiver {
 impl Waiver {
     /// True when the waiver covers the finding (expiry aside).
     pub fn matches(&self, f: &Finding) -> bool {
-        if !glob_match(&self.rule, &f.rule) || !glob_match(&self.device, &f.device) {
+        if !glob_match(&self.rule, f.rule()) || !glob_match(&self.device, &f.device) {
             return false;
         }
         if self.object == "*" {
@@ -250,7 +250,7 @@ pub fn apply(findings: Vec<Finding>, waivers: &[Waiver], rule_ids: &[&str], toda
         .map(|w| !w.expired(today) && rule_ids.iter().any(|r| glob_match(&w.rule, r)))
         .collect();
     for f in findings {
-        let hit = if f.rule.starts_with("WAIVER") {
+        let hit = if f.rule().starts_with("WAIVER") {
             None
         } else {
             waivers
@@ -311,18 +311,18 @@ mod tests {
     use super::*;
 
     fn finding(rule: &str, device: &str, iface: Option<&str>) -> Finding {
-        Finding {
+        Finding::from(crate::finding::Parts {
             rule: rule.into(),
             severity: crate::finding::Severity::Error,
             title: "".into(),
-            message: String::new().into(),
+            message: String::new(),
             device: device.into(),
             interface: iface.map(Into::into),
             peer: None,
             source: None,
             evidence: Default::default(),
             remediation: None,
-        }
+        })
     }
 
     #[test]

@@ -88,7 +88,7 @@ fn clean_audit() -> fabric_audit::audit::Audit {
 }
 
 fn finding(rule: &str, sev: Severity, device: &str, iface: &str, message: &str) -> Finding {
-    Finding {
+    Finding::from(fabric_audit::finding::Parts {
         rule: rule.into(),
         severity: sev,
         title: "a title".into(),
@@ -99,7 +99,7 @@ fn finding(rule: &str, sev: Severity, device: &str, iface: &str, message: &str) 
         source: Some(Location::new("configs/leaf1.json", 12)),
         evidence: Default::default(),
         remediation: None,
-    }
+    })
 }
 
 // ---------------------------------------------------------------- markdown

@@ -212,7 +212,7 @@ fn run(f: &Fabric) -> Vec<Finding> {
 
 fn fired<'a>(fs: &'a [Finding], rule: &str) -> Vec<&'a Finding> {
     fs.iter()
-        .filter(|f| *f.rule == *rule && !f.undecided())
+        .filter(|f| **f.rule() == *rule && !f.undecided())
         .collect()
 }
 
@@ -221,7 +221,7 @@ fn correct_fabric_is_clean() {
     let fs = run(&fabric());
     let bad: Vec<_> = fs
         .iter()
-        .filter(|f| f.severity > Severity::Info || f.undecided())
+        .filter(|f| f.severity() > Severity::Info || f.undecided())
         .collect();
     assert!(bad.is_empty(), "{bad:#?}");
 }
@@ -246,14 +246,14 @@ fn nic(f: &mut Fabric) -> &mut Interface {
 #[test]
 fn pfc_rules_fire() {
     let h = expect_fires("PFC001", |f| sw(f).pfc.priorities = k(vec![]));
-    assert_eq!(h[0].severity, Severity::Error);
+    assert_eq!(h[0].severity(), Severity::Error);
     assert_eq!(h[0].interface.as_deref(), Some("Ethernet1/1"));
     assert_eq!(h[0].source.as_ref().map(|s| s.line), Some(10));
     expect_fires("PFC002", |f| sw(f).pfc.priorities = k(vec![3, 4, 6]));
     let h = expect_fires("PFC003", |f| {
         sw(f).pfc.mode = default_of("auto".into(), None)
     });
-    assert!(h[0].message.contains("auto"), "{}", h[0].message);
+    assert!(h[0].message().contains("auto"), "{}", h[0].message());
     expect_fires("PFC003", |f| nic(f).link_pause.rx = k(true));
     expect_fires("PFC004", |f| nic(f).pfc.priorities = k(vec![3, 4]));
     expect_fires("PFC005", |f| {
@@ -279,11 +279,11 @@ fn ecn_rules_fire() {
     let h = expect_fires("ECN003", |f| {
         sw(f).queues[3].ecn.max_probability_pct = k(0.0)
     });
-    assert_eq!(h[0].severity, Severity::Error);
+    assert_eq!(h[0].severity(), Severity::Error);
     let h = expect_fires("ECN003", |f| {
         sw(f).queues[3].ecn.max_probability_pct = k(7.0)
     });
-    assert_eq!(h[0].severity, Severity::Warning);
+    assert_eq!(h[0].severity(), Severity::Warning);
     let h = expect_fires("ECN004", |f| sw(f).pgs[3].xoff_bytes = k(100_000));
     assert_eq!(h.len(), 2, "{h:#?}");
     expect_fires("ECN005", |f| {
@@ -329,7 +329,7 @@ fn dscp_mtu_rules_fire() {
     f.devices[0].interfaces[1].mtu = k(1500);
     fabric_audit::fabric::mark_roce_ports(&mut f.devices, &f.links);
     assert!(!f.devices[0].interfaces[1].roce);
-    assert!(run(&f).iter().all(|x| &*x.rule != "MTU003"));
+    assert!(run(&f).iter().all(|x| &**x.rule() != "MTU003"));
     expect_fires("MTU004", |f| {
         nic(f).rdma.as_mut().unwrap().details_mut().active_mtu = k(1024)
     });
@@ -340,9 +340,9 @@ fn dscp_mtu_rules_fire() {
 fn buf_wdg_sched_host_rules_fire() {
     let h = expect_fires("BUF001", |f| sw(f).pgs[3].headroom_bytes = k(20000));
     assert!(
-        h[0].message.contains("75117") || h[0].message.contains("needs"),
+        h[0].message().contains("75117") || h[0].message().contains("needs"),
         "{}",
-        h[0].message
+        h[0].message()
     );
     expect_fires("BUF002", |f| sw(f).pgs[3].lossless = k(false));
     expect_fires("BUF003", |f| f.links[0].cable_m = Some(30.0));
@@ -390,7 +390,7 @@ fn wdg002_message_renders_without_restore_or_poll_timer() {
         w.restore_ms = None;
         w.poll_ms = None;
     });
-    let m = &h[0].message;
+    let m = &h[0].message();
     assert!(!m.contains("template failed"), "{m}");
     assert!(m.contains("detect 1500"), "{m}");
     assert!(m.contains("poll unknown"), "{m}");
@@ -403,21 +403,21 @@ fn unknown_input_is_undecided_never_pass_or_fail() {
     sw(&mut f).pfc.priorities = None;
     nic(&mut f).rdma.as_mut().unwrap().details_mut().roce_mode = None;
     let fs = run(&f);
-    let pfc: Vec<_> = fs.iter().filter(|x| &*x.rule == "PFC001").collect();
+    let pfc: Vec<_> = fs.iter().filter(|x| &**x.rule() == "PFC001").collect();
     assert_eq!(pfc.len(), 1, "{pfc:#?}");
-    assert_eq!(pfc[0].severity, Severity::Info);
+    assert_eq!(pfc[0].severity(), Severity::Info);
     assert!(pfc[0].undecided());
     assert!(
-        pfc[0].message.contains("i.pfc.priorities"),
+        pfc[0].message().contains("i.pfc.priorities"),
         "{}",
-        pfc[0].message
+        pfc[0].message()
     );
-    let host: Vec<_> = fs.iter().filter(|x| &*x.rule == "HOST001").collect();
+    let host: Vec<_> = fs.iter().filter(|x| &**x.rule() == "HOST001").collect();
     assert_eq!(host.len(), 1);
     assert!(
-        host[0].undecided() && host[0].message.contains("roce_mode"),
+        host[0].undecided() && host[0].message().contains("roce_mode"),
         "{}",
-        host[0].message
+        host[0].message()
     );
 }
 
@@ -567,10 +567,10 @@ fn no_rule_turns_a_missing_input_into_an_error_or_warning() {
         let fabric = fabric_audit::fabric::assemble(&parsers, &snap, policy, notices);
         let verdicts = |fs: Vec<Finding>| -> BTreeSet<(String, String, String)> {
             fs.into_iter()
-                .filter(|f| f.severity != Severity::Info)
+                .filter(|f| f.severity() != Severity::Info)
                 .map(|f| {
                     let i = f.interface.as_deref().unwrap_or_default().to_string();
-                    (f.device.to_string(), i, f.message.to_string())
+                    (f.device.to_string(), i, f.message().to_string())
                 })
                 .collect()
         };
@@ -644,7 +644,7 @@ fn rules_read_class_queue_pg_and_pfc_priority_through_the_maps() {
     let fs = run(&f);
     let bad: Vec<_> = fs
         .iter()
-        .filter(|x| x.severity > Severity::Info || x.undecided())
+        .filter(|x| x.severity() > Severity::Info || x.undecided())
         .collect();
     assert!(bad.is_empty(), "{bad:#?}");
     // Failing, each through its map: the class's PFC priority, the class's queue, the CNP's
@@ -653,22 +653,26 @@ fn rules_read_class_queue_pg_and_pfc_priority_through_the_maps() {
         jvd_port(sw(f));
         sw(f).qos.tc_to_pfc_priority = k(vec![0, 1, 2, 3, 4, 5, 6, 7]);
     });
-    assert!(h[0].message.contains("PFC priority 4"), "{}", h[0].message);
+    assert!(
+        h[0].message().contains("PFC priority 4"),
+        "{}",
+        h[0].message()
+    );
     let h = expect_fires("ECN001", |f| {
         jvd_port(sw(f));
         sw(f).queues[4].ecn.enabled = k(false);
     });
-    assert!(h[0].message.contains("queue 4"), "{}", h[0].message);
+    assert!(h[0].message().contains("queue 4"), "{}", h[0].message());
     let h = expect_fires("SCHED001", |f| {
         jvd_port(sw(f));
         sw(f).queues[3].scheduler = k("dwrr".into());
     });
-    assert!(h[0].message.contains("queue 3"), "{}", h[0].message);
+    assert!(h[0].message().contains("queue 3"), "{}", h[0].message());
     let h = expect_fires("BUF002", |f| {
         jvd_port(sw(f));
         sw(f).pgs[4].lossless = k(false);
     });
-    assert!(h[0].message.contains("group 4"), "{}", h[0].message);
+    assert!(h[0].message().contains("group 4"), "{}", h[0].message());
     expect_fires("DSCP003", |f| {
         jvd_port(sw(f));
         let mut m = vec![0u8; 64];
@@ -681,5 +685,5 @@ fn rules_read_class_queue_pg_and_pfc_priority_through_the_maps() {
         jvd_port(sw(f));
         f.policy.insert("roce_tc".into(), 3.into());
     });
-    assert!(h[0].message.contains("RoCE TC 3"), "{}", h[0].message);
+    assert!(h[0].message().contains("RoCE TC 3"), "{}", h[0].message());
 }

@@ -219,10 +219,18 @@ fn clean_fabric_is_clean() {
         .findings
         .iter()
         .filter(|f| {
-            f.severity > fabric_audit::finding::Severity::Info
-                || (f.undecided() && claims(&f.rule, &f.device))
+            f.severity() > fabric_audit::finding::Severity::Info
+                || (f.undecided() && claims(f.rule(), &f.device))
         })
-        .map(|f| format!("{} {} {:?}: {}", f.rule, f.device, f.interface, f.message))
+        .map(|f| {
+            format!(
+                "{} {} {:?}: {}",
+                f.rule(),
+                f.device,
+                f.interface,
+                f.message()
+            )
+        })
         .collect();
     assert!(
         noisy.is_empty(),

@@ -172,11 +172,11 @@ fn hostile() -> Audit {
         ..Device::default()
     };
     let leaf = format!("leaf{evil}");
-    let finding = Finding {
+    let finding = Finding::from(fabric_audit::finding::Parts {
         rule: "MTU001".into(),
         severity: Severity::Error,
         title: "title </script><b>".into(),
-        message: format!("message </script><script>document.title='pwned'</script> {evil}").into(),
+        message: format!("message </script><script>document.title='pwned'</script> {evil}"),
         device: leaf.as_str().into(),
         interface: Some("Ethernet0<i>".into()),
         peer: Some(Box::new(Endpoint {
@@ -191,7 +191,7 @@ fn hostile() -> Audit {
             safety: "safe",
             device: None,
         })),
-    };
+    });
     let waiver = fabric_audit::rules::waivers::parse(
         "[[waiver]]\nrule = \"MTU*\"\nreason = \"<img src=x onerror=alert(1)>\"\nowner = \"a&b\"\nexpires = 2099-01-01\n",
         "w<&>.toml",
