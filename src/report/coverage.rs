@@ -24,8 +24,8 @@ impl RuleCoverage {
 
 /// How many interfaces an undecided finding covers.
 fn interfaces_of(f: &Finding) -> usize {
-    match f.evidence().get("interfaces").and_then(|v| v.as_array()) {
-        Some(a) => a.len(),
+    match f.evidence().get("interfaces").and_then(|v| v.list_len()) {
+        Some(n) => n,
         None => usize::from(f.interface.is_some()),
     }
 }

@@ -649,7 +649,9 @@ type UndecidedKey = (String, String, Vec<String>, String);
 /// rules held 14 MB that the three findings they become do not need).
 #[derive(Default)]
 struct Undecided {
-    groups: Vec<(UndecidedKey, Vec<String>)>,
+    /// Each group's interfaces: the names its findings share (16 bytes an interface, where a
+    /// copy of each name was 40; issue 19).
+    groups: Vec<(UndecidedKey, Vec<Arc<str>>)>,
     /// The groups by the hash of their key: usually few groups, but an error text that quotes
     /// a port's own value makes one a port, and a scan per outcome would then be quadratic.
     by_hash: HashMap<u64, Vec<usize>>,
@@ -660,7 +662,7 @@ impl Undecided {
         &mut self,
         rule: &str,
         device: &str,
-        iface: Option<&str>,
+        iface: Option<Arc<str>>,
         missing: Vec<String>,
         err: String,
     ) {
@@ -680,13 +682,13 @@ impl Undecided {
             slot.push(self.groups.len() - 1);
             self.groups.len() - 1
         });
-        self.groups[at].1.extend(iface.map(String::from));
+        self.groups[at].1.extend(iface);
     }
 }
 
 /// Every object's [`Undecided`], merged in the order the objects were evaluated.
 #[derive(Default)]
-struct UndecidedAll(BTreeMap<UndecidedKey, Vec<String>>);
+struct UndecidedAll(BTreeMap<UndecidedKey, Vec<Arc<str>>>);
 
 impl UndecidedAll {
     fn extend(&mut self, u: Undecided) {
@@ -773,10 +775,13 @@ fn record(
     match with_source_hint(rule, env, &full, run_rule(rule, base, param)) {
         Outcome::NotApplicable => {}
         Outcome::Pass => out.passed.push(ri),
-        Outcome::Undecided(missing, err) => {
-            out.undecided
-                .add(&rule.spec.id, obj.device, obj.interface, missing, err)
-        }
+        Outcome::Undecided(missing, err) => out.undecided.add(
+            &rule.spec.id,
+            obj.device,
+            obj.interface_name(),
+            missing,
+            err,
+        ),
         Outcome::Fail(items) => {
             let base = full();
             for (item, lets) in items {
@@ -1237,9 +1242,18 @@ fn evaluate_on(
     (findings, passes)
 }
 
+/// How many interfaces a "could not decide" message names before it counts the rest; its
+/// evidence (`interfaces`) lists them all. A message naming each of 15,800 ports was 230 KB,
+/// once for each rule that could not decide on them, and unreadable (issue 19).
+const UNDECIDED_NAMED: usize = 32;
+
 /// One info finding per (rule, device, missing fields), listing the interfaces concerned.
 fn aggregate_undecided(rs: &RuleSet, groups: UndecidedAll) -> Vec<Finding> {
     let mut out = Vec::new();
+    // The lists made so far for the current device: the rules that could not decide on a
+    // device mostly could not on the same ports, and share one list.
+    let mut lists: Vec<Arc<[Arc<str>]>> = Vec::new();
+    let mut lists_of = String::new();
     for ((rule, dev, missing, err), ifaces) in groups.0 {
         let Some(r) = rs.get(&rule) else { continue };
         let what = if missing.is_empty() {
@@ -1250,16 +1264,47 @@ fn aggregate_undecided(rs: &RuleSet, groups: UndecidedAll) -> Vec<Finding> {
                 missing.join(", ")
             )
         };
+        let named = |names: &[Arc<str>]| {
+            let v: Vec<&str> = names.iter().map(|n| &**n).collect();
+            v.join(", ")
+        };
         let on = match ifaces.len() {
             0 => String::new(),
             1 => format!(" on {}", ifaces[0]),
-            n => format!(" on {n} interfaces ({})", ifaces.join(", ")),
+            n if n <= UNDECIDED_NAMED => format!(" on {n} interfaces ({})", named(&ifaces)),
+            n => format!(
+                " on {n} interfaces ({} and {} more)",
+                named(&ifaces[..UNDECIDED_NAMED]),
+                n - UNDECIDED_NAMED
+            ),
         };
         let mut evidence = Evidence::new();
         evidence.insert("undecided", serde_json::Value::Bool(true));
         evidence.insert("missing", serde_json::json!(missing));
+        let interface = match ifaces.len() {
+            1 => ifaces.first().cloned(),
+            _ => None,
+        };
         if ifaces.len() > 1 {
-            evidence.insert("interfaces", serde_json::json!(ifaces));
+            if lists_of != dev {
+                lists.clear();
+                lists_of.clone_from(&dev);
+            }
+            let same = lists
+                .iter()
+                .find(|l| l.len() == ifaces.len() && l.iter().zip(&ifaces).all(|(a, b)| a == b));
+            let list = match same {
+                Some(l) => l.clone(),
+                None => {
+                    let l: Arc<[Arc<str>]> = ifaces.into();
+                    if lists.len() == 8 {
+                        lists.remove(0);
+                    }
+                    lists.push(l.clone());
+                    l
+                }
+            };
+            evidence.insert_names("interfaces", list);
         }
         out.push(Finding::from(Parts {
             rule: r.id.clone(),
@@ -1267,11 +1312,7 @@ fn aggregate_undecided(rs: &RuleSet, groups: UndecidedAll) -> Vec<Finding> {
             title: r.title.clone(),
             message: format!("could not decide{on}: {what}"),
             device: dev.into(),
-            interface: if ifaces.len() == 1 {
-                Some(ifaces[0].as_str().into())
-            } else {
-                None
-            },
+            interface,
             peer: None,
             source: None,
             evidence,

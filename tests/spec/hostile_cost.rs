@@ -979,3 +979,36 @@ fn nclu_ranges_past_the_port_bound_are_counted_not_held() {
     assert_eq!(v["summary"]["interfaces"], bound, "{}", v["summary"]);
     assert_one_parse013_keeping(&v, bound);
 }
+
+/// Issue 19 (memory within 20 times the input): a "could not decide" message named every
+/// port it was about, 230 KB for each rule on 15,800 ports, held for the whole audit and
+/// unreadable in every report. It names the first 32 and counts the rest; the evidence
+/// (`interfaces`) still lists every one, in order.
+#[test]
+fn a_could_not_decide_message_names_32_ports_and_counts_the_rest() {
+    let mut text = String::from("hostname sw1\n");
+    for i in 1..=40 {
+        text.push_str(&format!(
+            "interface Ethernet{i}\n   mtu 1500\n   priority-flow-control on\n"
+        ));
+    }
+    let (_, v) = audit_one_switch("undecided-named", "eos", &text);
+    let undecided: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["evidence"]["undecided"] == true && f["evidence"]["interfaces"].is_array())
+        .collect();
+    assert!(!undecided.is_empty(), "{}", v["findings"]);
+    let all: Vec<String> = (1..=40).map(|i| format!("Ethernet{i}")).collect();
+    let named: Vec<&str> = all[..32].iter().map(String::as_str).collect();
+    let head = format!(
+        "could not decide on 40 interfaces ({} and 8 more): ",
+        named.join(", ")
+    );
+    for f in undecided {
+        let m = f["message"].as_str().unwrap();
+        assert!(m.starts_with(&head), "{m}");
+        assert_eq!(f["evidence"]["interfaces"], serde_json::json!(all), "{f}");
+    }
+}
