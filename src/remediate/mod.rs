@@ -14,11 +14,13 @@ pub mod spec;
 use crate::audit::Audit;
 use crate::finding::{Finding, Remediation, Severity};
 use crate::model::Device;
+use crate::model::name_index::NameIndex;
 use crate::model::sharing::one_copy;
 use crate::rules::RuleSet;
 use anyhow::Result;
 use serde::Serialize;
 use spec::{ConfigText, Safety, Templates, WITHHOLD};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -108,8 +110,48 @@ pub struct Step {
     pub snippet: Arc<str>,
     /// The findings this step addresses, by their index in the audit's findings: named (rule,
     /// severity, device, port) when the plan is written ([`Shown`]), not copied into the plan.
-    pub fixes: Vec<usize>,
-    sort_if: String,
+    pub fixes: FixList,
+    /// Whether the step was first made at the far end of its first finding's link: the port
+    /// it is sorted by is then the finding's peer port, else the finding's own. The port was a
+    /// copy of its name in each step (issue 19: with `fixes`' own list, 24 of the 80 bytes a
+    /// step and a 32-byte list beside them, on a config with a step for each of 16,000 ports).
+    at_peer: bool,
+}
+
+/// A step's findings (indexes in the audit's findings, in the order they were met), read as a
+/// slice. Most steps fix one finding (one port's), held in place: a list of its own was a
+/// 32-byte allocation a step (issue 19: 0.5 MB of the plan of 16,000 ports).
+#[derive(Debug, Clone)]
+pub enum FixList {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl FixList {
+    fn push(&mut self, i: usize) {
+        match self {
+            FixList::One(j) => *self = FixList::Many(vec![*j, i]),
+            FixList::Many(v) => v.push(i),
+        }
+    }
+}
+
+impl std::ops::Deref for FixList {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        match self {
+            FixList::One(i) => std::slice::from_ref(i),
+            FixList::Many(v) => v,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a FixList {
+    type Item = &'a usize;
+    type IntoIter = std::slice::Iter<'a, usize>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -395,8 +437,9 @@ pub fn plan_with(
         configs
             .entry(d.name.clone())
             .or_insert_with(|| {
-                let text = config_text(d)?;
-                let text = crate::redact::redact(&text).0;
+                // Redacted in place: a text without a secret is kept as it came, not copied
+                // (issue 19: a second copy of a 1 MiB config for a moment).
+                let text = crate::redact::redact_owned(config_text(d)?).0;
                 Some(minijinja::Value::from_object(ConfigText::new(text)))
             })
             .clone()
@@ -413,13 +456,20 @@ pub fn plan_with(
             })
             .clone()
     };
-    let mut ports: HashMap<(&str, &str), &crate::model::Interface> = HashMap::new();
-    for d in devices.values() {
-        for i in &d.interfaces {
-            ports.entry((d.name.as_str(), i.name.as_str())).or_insert(i);
-        }
-    }
-    let port = |dev: &str, name: &str| ports.get(&(dev, name)).copied();
+    // A device's ports by name through a [`NameIndex`] of their positions (made for the
+    // devices a finding asks about, 8 bytes a port), where a map of every port of the fabric
+    // by (device, name) was 40 bytes a port and its growth (issue 19: 1.3 MB of the plan of a
+    // config of 16,000 ports). The first port of a name, as that map kept.
+    let port_index: RefCell<HashMap<&str, NameIndex>> = RefCell::new(HashMap::new());
+    let port = |dev: &str, name: &str| -> Option<&crate::model::Interface> {
+        let d: &Device = devices.get(dev)?;
+        let at = port_index
+            .borrow_mut()
+            .entry(d.name.as_str())
+            .or_default()
+            .position(&d.interfaces, |i| i.name.as_str(), name)?;
+        d.interfaces.get(at)
+    };
     let iface_json = |dev: &str, name: Option<&str>| -> minijinja::Value {
         let found = name.and_then(|n| port(dev, n));
         match found {
@@ -428,12 +478,12 @@ pub fn plan_with(
         }
     };
     let peers = link_peers(a);
-    // (device, snippet) → step
-    // Keyed by device and snippet, both shared with what the plan keeps: the step holds the
-    // snippet, and a device's name is one string for all its steps (issue 19: the key held a
-    // copy of each, and a config whose every port draws a fix has one step a port).
-    let mut steps: BTreeMap<(Arc<str>, Arc<str>), Step> = BTreeMap::new();
-    let mut device_names: HashSet<Arc<str>> = HashSet::new();
+    // Each device's steps in the list the plan keeps, found by snippet through a
+    // [`NameIndex`] (8 bytes a step): a map of all steps by (device, snippet), then each
+    // device's list made of it, held every step twice (issue 19: 4.5 of the 14 MB the plan of
+    // a config of 16,000 ports added to the audit's peak). Devices in name order, as that map
+    // had them.
+    let mut steps: BTreeMap<&str, (Vec<Step>, NameIndex)> = BTreeMap::new();
     let mut withheld = Vec::new();
     let mut reasons: HashSet<Arc<Why>> = HashSet::new();
     for (idx, f) in a.findings.iter().enumerate() {
@@ -470,7 +520,7 @@ pub fn plan_with(
         let mut why: Vec<(String, String)> = Vec::new();
         let mut no_fix: Vec<(String, String)> = Vec::new();
         let mut nothing = false;
-        for (dev, ifname, other) in &ends {
+        for (end, (dev, ifname, other)) in ends.iter().enumerate() {
             let Some(d) = devices.get(dev.as_str()) else {
                 continue;
             };
@@ -500,22 +550,24 @@ pub fn plan_with(
                 match render(p, fix, ctx.clone()) {
                     Rendered::Snippet(s) => {
                         got = true;
-                        let dev_name = one_copy(&mut device_names, dev.as_str());
-                        let snippet: Arc<str> = s.into();
-                        let step =
-                            steps
-                                .entry((dev_name, snippet.clone()))
-                                .or_insert_with(|| Step {
-                                    order: fix.order,
-                                    safety: fix.safety,
-                                    snippet,
-                                    fixes: Vec::new(),
-                                    sort_if: ifname.clone().unwrap_or_default(),
-                                });
-                        step.order = step.order.min(fix.order);
-                        step.safety = step.safety.max(fix.safety);
-                        if !step.fixes.contains(&idx) {
-                            step.fixes.push(idx);
+                        let (list, index) = steps.entry(d.name.as_str()).or_default();
+                        let at = index.position(list, |t| &t.snippet, &s);
+                        match at.and_then(|k| list.get_mut(k)) {
+                            Some(step) => {
+                                step.order = step.order.min(fix.order);
+                                step.safety = step.safety.max(fix.safety);
+                                // Findings are met in order: this one is the last if listed.
+                                if step.fixes.last() != Some(&idx) {
+                                    step.fixes.push(idx);
+                                }
+                            }
+                            None => list.push(Step {
+                                order: fix.order,
+                                safety: fix.safety,
+                                snippet: s.into(),
+                                fixes: FixList::One(idx),
+                                at_peer: end > 0,
+                            }),
                         }
                     }
                     Rendered::Nothing => nothing = true,
@@ -563,42 +615,32 @@ pub fn plan_with(
         let why = one_copy(&mut reasons, why);
         withheld.push(Withheld { index: idx, why });
     }
-    drop(device_names);
-    // Each device's steps are sized once (the map holds them in device order), where growing
-    // the list by doubling left up to half of it empty while the map was still held.
-    let mut counts: Vec<(Arc<str>, usize)> = Vec::new();
-    for (dev, _) in steps.keys() {
-        match counts.last_mut() {
-            Some((d, n)) if Arc::ptr_eq(d, dev) || **d == **dev => *n += 1,
-            _ => counts.push((dev.clone(), 1)),
+    // The port a step is sorted by: its first finding's own, or its peer's for a step made at
+    // the far end ([`Step::at_peer`]).
+    let sort_if = |s: &Step| -> &str {
+        match s.fixes.first().and_then(|&i| a.findings.get(i)) {
+            Some(f) if s.at_peer => f.peer.as_ref().map_or("", |p| p.interface.as_str()),
+            Some(f) => f.interface.as_deref().unwrap_or(""),
+            None => "",
         }
-    }
-    let mut per: Vec<(String, Vec<Step>)> = counts
-        .into_iter()
-        .map(|(d, n)| (d.to_string(), Vec::with_capacity(n)))
-        .collect();
-    let mut at = 0;
-    for ((dev, _), s) in steps {
-        while per.get(at).is_some_and(|(d, _)| **d != *dev) {
-            at += 1;
-        }
-        if let Some((_, st)) = per.get_mut(at) {
-            st.push(s);
-        }
-    }
+    };
     let mut out = Vec::new();
-    for (dev, mut st) in per {
-        st.sort_by(|a, b| {
+    for (dev, (mut st, index)) in steps {
+        drop(index);
+        st.shrink_to_fit();
+        // A device's snippets differ, so the order is total: unstable sorts as a stable one
+        // would, without a buffer of half the steps.
+        st.sort_unstable_by(|a, b| {
             a.order
                 .cmp(&b.order)
-                .then_with(|| crate::text::natural_cmp(&a.sort_if, &b.sort_if))
+                .then_with(|| crate::text::natural_cmp(sort_if(a), sort_if(b)))
                 .then_with(|| a.snippet.cmp(&b.snippet))
         });
-        let d = devices.get(dev.as_str());
+        let d = devices.get(dev);
         out.push(DevicePlan {
             platform: d.map_or_else(|| Arc::from(""), |d| Arc::from(d.platform.as_str())),
             config: d.and_then(|d| config_file(d)),
-            device: dev,
+            device: dev.to_string(),
             steps: st,
         });
     }
