@@ -15,13 +15,12 @@ use crate::audit::Audit;
 use crate::finding::{Finding, Remediation, Severity};
 use crate::model::Device;
 use crate::model::name_index::NameIndex;
-use crate::model::sharing::one_copy;
 use crate::rules::RuleSet;
 use anyhow::Result;
 use serde::Serialize;
 use spec::{ConfigText, Safety, Templates, WITHHOLD};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -172,14 +171,25 @@ pub struct DevicePlan {
 /// input). The reason is one [`Why`] for all the findings that share it (2026-12-04: 56 bytes
 /// a withheld finding → 16, and 1 MiB of ports drawing findings withholds ~95,000 of them).
 /// The plan as written is unchanged ([`Shown`]).
+///
+/// Both are 32-bit numbers, the reason its place in [`Plan::reasons`]: 16 bytes → 8, and the
+/// list grown by doubling to 131,072 entries for 81,338 withheld findings was 2.1 MB of the
+/// plan's 9 MB on top of the audit (issue 19, 1 MiB of EOS ports drawing six findings each).
 #[derive(Debug, Clone)]
 pub struct Withheld {
-    pub index: usize,
-    pub why: Arc<Why>,
+    index: u32,
+    why: u32,
+}
+
+impl Withheld {
+    /// The finding's index in the audit's findings.
+    pub fn index(&self) -> usize {
+        self.index as usize
+    }
 }
 
 /// Why a finding's fix is withheld.
-#[derive(Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Why {
     /// `no_fix` (the platform states why no snippet exists), `withheld` (a value failed the
     /// identifier syntax, or the template refused), or `no_template`.
@@ -193,6 +203,15 @@ pub struct Plan {
     pub schema: &'static str,
     pub devices: Vec<DevicePlan>,
     pub withheld: Vec<Withheld>,
+    /// The distinct reasons of `withheld`, each once.
+    pub reasons: Vec<Why>,
+}
+
+impl Plan {
+    /// Why `w`'s fix is withheld (None only for a `w` of another plan).
+    pub fn why(&self, w: &Withheld) -> Option<&Why> {
+        self.reasons.get(w.why as usize)
+    }
 }
 
 /// The snapshot-relative config file of a device (`configs/<device>.*`).
@@ -485,7 +504,9 @@ pub fn plan_with(
     // had them.
     let mut steps: BTreeMap<&str, (Vec<Step>, NameIndex)> = BTreeMap::new();
     let mut withheld = Vec::new();
-    let mut reasons: HashSet<Arc<Why>> = HashSet::new();
+    // Each distinct reason's number (its place in `reasons`).
+    let mut reason_no: HashMap<Why, u32> = HashMap::new();
+    let mut reasons: Vec<Why> = Vec::new();
     for (idx, f) in a.findings.iter().enumerate() {
         if f.undecided() {
             continue;
@@ -612,9 +633,26 @@ pub fn plan_with(
             platform,
             reason,
         };
-        let why = one_copy(&mut reasons, why);
-        withheld.push(Withheld { index: idx, why });
+        let why = match reason_no.get(&why) {
+            Some(&n) => n,
+            None => {
+                // As many reasons as findings at most, and an audit's findings number below
+                // 2^32 (each is over 100 bytes): the numbers fit.
+                let Ok(n) = u32::try_from(reasons.len()) else {
+                    continue;
+                };
+                reasons.push(why.clone());
+                reason_no.insert(why, n);
+                n
+            }
+        };
+        let Ok(index) = u32::try_from(idx) else {
+            continue;
+        };
+        withheld.push(Withheld { index, why });
     }
+    drop(reason_no);
+    withheld.shrink_to_fit();
     // The port a step is sorted by: its first finding's own, or its peer's for a step made at
     // the far end ([`Step::at_peer`]).
     let sort_if = |s: &Step| -> &str {
@@ -649,6 +687,7 @@ pub fn plan_with(
         schema: SCHEMA,
         devices: out,
         withheld,
+        reasons,
     }
 }
 
@@ -682,8 +721,11 @@ pub fn attach_plan(a: &mut Audit, p: &Plan) {
 /// made of).
 pub fn only_device(p: &mut Plan, findings: &[Finding], device: &str) {
     p.devices.retain(|d| d.device == device);
-    p.withheld
-        .retain(|w| findings.get(w.index).is_some_and(|f| &*f.device == device));
+    p.withheld.retain(|w| {
+        findings
+            .get(w.index())
+            .is_some_and(|f| &*f.device == device)
+    });
 }
 
 /// A plan as written, its findings named from the audit the plan was made of.
@@ -775,16 +817,17 @@ struct WithheldOut<'a> {
     reason: &'a str,
 }
 
-struct WithheldList<'a>(&'a [Withheld], &'a [Finding]);
+struct WithheldList<'a>(&'a Plan, &'a [Finding]);
 
 impl Serialize for WithheldList<'_> {
     fn serialize<Z: serde::Serializer>(&self, z: Z) -> Result<Z::Ok, Z::Error> {
-        z.collect_seq(self.0.iter().filter_map(|w| {
+        z.collect_seq(self.0.withheld.iter().filter_map(|w| {
+            let why = self.0.why(w)?;
             Some(WithheldOut {
-                finding: Named::of(self.1.get(w.index)?),
-                kind: w.why.kind,
-                platform: w.why.platform.as_deref(),
-                reason: &w.why.reason,
+                finding: Named::of(self.1.get(w.index())?),
+                kind: why.kind,
+                platform: why.platform.as_deref(),
+                reason: &why.reason,
             })
         }))
     }
@@ -797,10 +840,7 @@ impl Serialize for Shown<'_> {
         let mut o = z.serialize_struct("Plan", 3)?;
         o.serialize_field("schema", self.plan.schema)?;
         o.serialize_field("devices", &Devices(&self.plan.devices, self.findings))?;
-        o.serialize_field(
-            "withheld",
-            &WithheldList(&self.plan.withheld, self.findings),
-        )?;
+        o.serialize_field("withheld", &WithheldList(self.plan, self.findings))?;
         o.end()
     }
 }
@@ -859,21 +899,20 @@ pub fn write_text(
     if !p.withheld.is_empty() {
         writeln!(w, "No snippet for:")?;
         for x in &p.withheld {
-            let Some(f) = findings.get(x.index) else {
+            let (Some(f), Some(why)) = (findings.get(x.index()), p.why(x)) else {
                 continue;
             };
             writeln!(
                 w,
                 "  {} ({}) [{}{}]: no automatic fix: {}",
-                Target::of(f, x.index).label(),
+                Target::of(f, x.index()).label(),
                 f.severity().as_str(),
-                x.why.kind,
-                x.why
-                    .platform
+                why.kind,
+                why.platform
                     .as_deref()
                     .map(|p| format!(", {p}"))
                     .unwrap_or_default(),
-                x.why.reason
+                why.reason
             )?;
         }
     }
