@@ -189,18 +189,22 @@ fn catalog_for(findings: &[crate::finding::Finding]) -> Vec<crate::report::input
 /// GitHub) share one [`crate::report::input::Review`], as the CLI's one render does.
 pub fn reports(data: &[u8]) {
     // `FABRIC_AUDIT_STAGE_MEMORY=1 fuzz_smoke --input FILE reports` prints the counting
-    // allocator's live and peak bytes after each stage (where the peak of issue 19 is reached).
-    let stages = std::env::var_os("FABRIC_AUDIT_STAGE_MEMORY").is_some();
-    let probe = |stage: &str| {
-        if stages {
+    // allocator's live and peak bytes after each stage (where the peak of issue 19 is reached);
+    // `=STAGE` stops after that stage, so that heaptrack's peak is that stage's.
+    let stages = std::env::var("FABRIC_AUDIT_STAGE_MEMORY").ok();
+    let probe = |stage: &str| -> bool {
+        if stages.is_some() {
             eprintln!(
                 "stage {stage:<10} live {:>12} B  peak {:>12} B",
                 alloc::live(),
                 alloc::peak()
             );
         }
+        stages.as_deref() == Some(stage)
     };
-    probe("start");
+    if probe("start") {
+        return;
+    }
     let Some((p, rest)) = data.split_first() else {
         return;
     };
@@ -209,12 +213,37 @@ pub fn reports(data: &[u8]) {
         ..Default::default()
     };
     let (policy, notices) = crate::audit::resolve_policy(rules(), &snap);
-    probe("snap");
+    if probe("snap") {
+        return;
+    }
     let mut fabric = crate::fabric::assemble(parsers(), &snap, policy, notices);
-    probe("assembled");
+    // The CLI drops the snapshot once the model is built and reads a device's config file
+    // again when it makes the fix plan; the same here: only that file's text is kept (one
+    // copy, as the CLI's read, not the whole snapshot and then a copy of the text).
+    let mut snap = snap;
+    let config_texts: Vec<(String, String, String)> = snap
+        .devices
+        .iter_mut()
+        .flat_map(|d| {
+            let name = d.name.clone();
+            d.files
+                .iter_mut()
+                .filter(|f| f.command.is_none())
+                .filter_map(move |f| {
+                    let text = std::mem::replace(&mut f.text, Ok(String::new())).ok()?;
+                    Some((name.clone(), f.rel.clone(), text))
+                })
+        })
+        .collect();
+    drop(snap);
+    if probe("assembled") {
+        return;
+    }
     // In place, as the audit evaluates: the rules read the model without a copy of it.
     let (findings, passes) = crate::rules::eval::evaluate_in_place(rules(), &mut fabric, &|_| true);
-    probe("evaluated");
+    if probe("evaluated") {
+        return;
+    }
     let catalog = catalog_for(&findings);
     let mut audit = Audit {
         fabric,
@@ -225,24 +254,29 @@ pub fn reports(data: &[u8]) {
         waived: Vec::new(),
         catalog,
     };
-    // The config text the device was built from, as the CLI reads it back from the snapshot.
+    // The config text the device was built from, as the CLI reads it back from the snapshot
+    // (the plan asks once a device; the text is handed over, not copied).
+    let config_texts = std::cell::RefCell::new(config_texts);
     let config = |d: &crate::model::Device| {
         let rel = crate::remediate::config_file(d)?;
-        snap.devices
+        let mut texts = config_texts.borrow_mut();
+        let at = texts
             .iter()
-            .filter(|i| i.name == d.name)
-            .flat_map(|i| &i.files)
-            .find(|f| f.rel == rel)
-            .and_then(|f| f.text.clone().ok())
+            .position(|(n, r, _)| *n == d.name && *r == rel)?;
+        Some(texts.swap_remove(at).2)
     };
     let plan = crate::remediate::plan_with(&audit, rules(), templates(), &config);
     // As the CLI writes them: streamed (here to nowhere), not built in memory.
-    probe("planned");
+    if probe("planned") {
+        return;
+    }
     let _ = crate::remediate::write_json(&plan, &audit.findings, &mut std::io::sink());
     let _ = crate::remediate::write_text(&plan, &audit.findings, &mut std::io::sink());
     crate::remediate::attach_plan(&mut audit, &plan);
     drop(plan);
-    probe("attached");
+    if probe("attached") {
+        return;
+    }
     use crate::report::Format::*;
     let _ = crate::report::render(&audit, Table, false);
     // As the CLI writes the JSON report and the model: streamed (here to nowhere), not built

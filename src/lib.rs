@@ -13,6 +13,7 @@ pub mod fabric;
 pub mod finding;
 pub mod fuzzing;
 pub mod glob;
+pub mod growth;
 pub mod model;
 pub mod parser;
 pub mod platform;

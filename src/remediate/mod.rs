@@ -582,13 +582,16 @@ pub fn plan_with(
                                     step.fixes.push(idx);
                                 }
                             }
-                            None => list.push(Step {
-                                order: fix.order,
-                                safety: fix.safety,
-                                snippet: s.into(),
-                                fixes: FixList::One(idx),
-                                at_peer: end > 0,
-                            }),
+                            None => crate::growth::push_grown(
+                                list,
+                                Step {
+                                    order: fix.order,
+                                    safety: fix.safety,
+                                    snippet: s.into(),
+                                    fixes: FixList::One(idx),
+                                    at_peer: end > 0,
+                                },
+                            ),
                         }
                     }
                     Rendered::Nothing => nothing = true,
@@ -649,7 +652,7 @@ pub fn plan_with(
         let Ok(index) = u32::try_from(idx) else {
             continue;
         };
-        withheld.push(Withheld { index, why });
+        crate::growth::push_grown(&mut withheld, Withheld { index, why });
     }
     drop(reason_no);
     withheld.shrink_to_fit();

@@ -708,10 +708,11 @@ struct Pending {
     /// What this object's findings say (rule, message shape, evidence), shared between its
     /// ports: a finding is its kind and its object (`finding::Kind`).
     kinds: crate::finding::Kinds,
-    /// Rules (indices into the rule set) that ran and passed on an object (for coverage: a
-    /// clean fixture must exercise a rule, not merely not reach it). Indices, counted by
-    /// [`Tally`]: a rule passes on most of 52,000 ports, and cloning its id for each pass, then
-    /// looking it up in two maps keyed by id, cost several allocations a pass.
+    /// How many times each rule (by its index in the rule set) ran and passed on an object
+    /// (for coverage: a clean fixture must exercise a rule, not merely not reach it), added up
+    /// by [`Tally`]: a rule passes on most of 52,000 ports, and cloning its id for each pass,
+    /// then looking it up in two maps keyed by id, cost several allocations a pass. Counted
+    /// here, not listed: a list of the passes was 1 MB on a device of 15,800 ports (issue 19).
     passed: Vec<usize>,
     /// Platforms of the objects (a device, or both ends of a link) for per-platform coverage.
     on: Vec<String>,
@@ -734,11 +735,11 @@ impl Tally {
         }
     }
 
-    /// The passes of one object, whose platforms are `on`.
+    /// The passes of one object (a count per rule index), whose platforms are `on`.
     fn add(&mut self, passed: &[usize], on: &[String]) {
-        for &ri in passed {
+        for (ri, &n) in passed.iter().enumerate().filter(|(_, n)| **n > 0) {
             if let (Some(c), Some(p)) = (self.count.get_mut(ri), self.platforms.get_mut(ri)) {
-                *c += 1;
+                *c += n;
                 for o in on {
                     if !p.contains(o) {
                         p.insert(o.clone());
@@ -774,7 +775,12 @@ fn record(
     let full = || Names::map(base, param, &[]);
     match with_source_hint(rule, env, &full, run_rule(rule, base, param)) {
         Outcome::NotApplicable => {}
-        Outcome::Pass => out.passed.push(ri),
+        Outcome::Pass => {
+            if out.passed.len() <= ri {
+                out.passed.resize(ri + 1, 0);
+            }
+            out.passed[ri] += 1;
+        }
         Outcome::Undecided(missing, err) => out.undecided.add(
             &rule.spec.id,
             obj.device,
@@ -878,20 +884,10 @@ fn record(
                     evidence,
                     remediation: None,
                 });
-                push_grown(&mut out.findings, finding);
+                crate::growth::push_grown(&mut out.findings, finding);
             }
         }
     }
-}
-
-/// `v.push(x)`, the list growing by a quarter when full rather than doubling: an object's
-/// findings are most of the audit's memory on a device whose every port fails, and doubling
-/// left up to half of that room empty at the peak (issue 19; a large list grows in place).
-fn push_grown<T>(v: &mut Vec<T>, x: T) {
-    if v.len() == v.capacity() {
-        v.reserve_exact((v.len() / 4).max(8));
-    }
-    v.push(x);
 }
 
 /// Run every rule of one scope on one object (`base` gets each rule's `param`).
