@@ -43,30 +43,80 @@ impl<'a> Row<'a> {
         }
         table_line(cells.into_iter())
     }
+}
 
-    /// (severity, rule) for the closing note's counts.
-    fn counted(&self) -> (Severity, &'a str) {
-        (self.f.severity(), self.f.rule())
+/// The findings of one section, each named by its place in the list (a `u32`): a section's
+/// blocks hold these places, not a [`Row`] (16 bytes) per finding, and a row is made when it
+/// is read (issue 19: see [`Block`]).
+#[derive(Clone, Copy)]
+enum Items<'a> {
+    Plain(&'a [Finding]),
+    Waived(&'a [super::input::Waived]),
+}
+
+impl<'a> Items<'a> {
+    fn len(self) -> usize {
+        match self {
+            Items::Plain(fs) => fs.len(),
+            Items::Waived(ws) => ws.len(),
+        }
+    }
+
+    fn row(self, i: u32) -> Row<'a> {
+        let i = i as usize;
+        match self {
+            Items::Plain(fs) => Row {
+                f: &fs[i],
+                waiver: None,
+            },
+            Items::Waived(ws) => Row {
+                f: &ws[i].finding,
+                waiver: Some(&ws[i].waiver),
+            },
+        }
+    }
+
+    fn finding(self, i: u32) -> &'a Finding {
+        self.row(i).f
+    }
+
+    /// (severity, rule) of a finding, for the closing note's counts.
+    fn counted(self, i: u32) -> (Severity, &'a str) {
+        let f = self.finding(i);
+        (f.severity(), &**f.rule())
     }
 }
 
 /// A `<details>` block: one device's findings of one severity (the findings sections are spent
 /// errors first), and the fixes to apply on that device, each naming the finding it fixes
 /// (a link's finding may be fixed at the other end: its fix is under that device).
+///
+/// The block holds the places of its findings and of the findings whose fix is applied on
+/// its device, each a `u32` in its section's [`Items`], in report order; a fix's snippet and
+/// the labels of the findings it fixes are made when the block is written ([`fix_groups`]).
+/// Every block's rows as [`Row`]s, each fix's labels and fenced snippet, and its text made
+/// for every block first were the run's peak (issue 19): on eos-lossless-stanzas (1 MiB,
+/// 15,800 ports drawing six findings each) the markdown report added 8.5 MB to the 33.0 MB
+/// live, the run's peak 41.4 MB (23.8×). With places, 4 bytes a finding in order, in its
+/// rows and in its fixes, the report took 5.7 MB, all of it the root causes' grouping
+/// ([`super::groups::group`]) it makes first: the run's peak 40.4 MB (22.8×).
 struct Block<'a> {
-    device: String,
+    device: &'a str,
     severity: Option<Severity>,
-    rows: Vec<Row<'a>>,
-    /// (labels of the findings fixed, the fenced snippet, applied at a link's other end).
-    fixes: Vec<(Vec<String>, String, bool)>,
-    remedies: Vec<String>,
+    rows: Vec<u32>,
+    /// The findings whose fix is applied on this device (the findings section only).
+    fixes: Vec<u32>,
 }
 
+/// A class of findings: its blocks are made when it is written (a section cut whole is only
+/// counted).
 struct Section<'a> {
-    title: String,
+    title: &'static str,
     open: bool,
     header: &'static [&'static str],
-    blocks: Vec<Block<'a>>,
+    items: Items<'a>,
+    /// The findings section: blocks per severity, with the fixes; else per device, no fixes.
+    findings: bool,
 }
 
 /// Render with a size bound in bytes (the note of findings left out included). The budget is
@@ -77,30 +127,28 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
     out.push_str(&counts_table(r));
     out.push_str(&causes_list(r, max_bytes / 5));
     let mut shown_any = false;
-    let mut cut: Vec<(Severity, &str)> = Vec::new();
+    // The findings left out, counted per severity and rule as they are cut (not a list of
+    // every one: issue 19, 24 bytes a finding).
+    let mut cut = Cut::default();
     let room = NOTE_ROOM.min(max_bytes / 4);
     for s in sections(r) {
-        let total: usize = s.blocks.iter().map(|b| b.rows.len()).sum();
+        let total = s.items.len();
         let heading = format!("#### {} ({total})\n\n", s.title);
-        if !cut.is_empty() || out.len() + heading.len() + room > max_bytes {
-            cut.extend(
-                s.blocks
-                    .iter()
-                    .flat_map(|b| b.rows.iter().map(Row::counted)),
-            );
+        if cut.n > 0 || out.len() + heading.len() + room > max_bytes {
+            cut.extend((0..total as u32).map(|i| s.items.counted(i)));
             continue;
         }
         out.push_str(&heading);
-        for b in s.blocks {
-            if !cut.is_empty() {
-                cut.extend(b.rows.iter().map(Row::counted));
+        for b in blocks(s.items, s.findings) {
+            if cut.n > 0 {
+                cut.extend(b.rows.iter().map(|&i| s.items.counted(i)));
                 continue;
             }
             let n = b.rows.len();
             let label = match b.severity {
-                Some(sev) if n > 0 => format!("{} ({n} {})", text(&b.device), sev.as_str()),
-                _ if n > 0 => format!("{} ({n})", text(&b.device)),
-                _ => format!("{} (fixes for findings of other devices)", text(&b.device)),
+                Some(sev) if n > 0 => format!("{} ({n} {})", text(b.device), sev.as_str()),
+                _ if n > 0 => format!("{} ({n})", text(b.device)),
+                _ => format!("{} (fixes for findings of other devices)", text(b.device)),
             };
             let open = s.open && b.severity.is_none_or(|sev| sev == Severity::Error);
             let mut head = format!(
@@ -117,8 +165,8 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
             let foot = "\n</details>\n\n";
             let mut body = String::new();
             let mut fitted = 0;
-            for row in &b.rows {
-                let line = row.line(r) + "\n";
+            for &i in &b.rows {
+                let line = s.items.row(i).line(r) + "\n";
                 if out.len() + head.len() + body.len() + line.len() + foot.len() + room > max_bytes
                 {
                     break;
@@ -126,10 +174,12 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
                 body.push_str(&line);
                 fitted += 1;
             }
-            cut.extend(b.rows[fitted..].iter().map(Row::counted));
+            cut.extend(b.rows[fitted..].iter().map(|&i| s.items.counted(i)));
             // The fixes of the block, as many as fit whole.
             let mut remedies = String::new();
-            for m in &b.remedies {
+            let groups = fix_groups(r, s.items, &b.fixes);
+            for g in groups.chunk_by(|x, y| x.0 == y.0) {
+                let m = remedy_text(r, s.items, &b, g);
                 if out.len()
                     + head.len()
                     + body.len()
@@ -141,7 +191,7 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
                 {
                     break;
                 }
-                remedies.push_str(m);
+                remedies.push_str(&m);
             }
             if fitted > 0 || !remedies.is_empty() {
                 out.push_str(&head);
@@ -157,7 +207,7 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
             }
         }
     }
-    if !cut.is_empty() {
+    if cut.n > 0 {
         out.push_str(&cut_note(&cut, room));
     } else if !shown_any {
         out.push_str("No findings.\n");
@@ -165,20 +215,33 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
     out
 }
 
+/// The findings left out of a bounded comment: how many, and how many per severity (worst
+/// first) and rule.
+#[derive(Default)]
+struct Cut<'a> {
+    n: usize,
+    per: std::collections::BTreeMap<(std::cmp::Reverse<Severity>, &'a str), usize>,
+}
+
+impl<'a> Cut<'a> {
+    fn extend(&mut self, found: impl Iterator<Item = (Severity, &'a str)>) {
+        for (sev, rule) in found {
+            self.n += 1;
+            *self.per.entry((std::cmp::Reverse(sev), rule)).or_default() += 1;
+        }
+    }
+}
+
 /// "… 1698 more findings not shown (see the JSON report): 1200 error (PFC003 ×800, ECN001
 /// ×400), 498 warning (ECN002 ×498)", within `room` bytes (rules past it are counted as
 /// "N more rules").
-fn cut_note(cut: &[(Severity, &str)], room: usize) -> String {
-    let n = cut.len();
+fn cut_note(cut: &Cut, room: usize) -> String {
+    let n = cut.n;
     let mut out = format!(
         "… {n} more finding{} not shown (see the JSON report)",
         if n == 1 { "" } else { "s" }
     );
-    let mut per: std::collections::BTreeMap<(std::cmp::Reverse<Severity>, &str), usize> =
-        Default::default();
-    for &(sev, rule) in cut {
-        *per.entry((std::cmp::Reverse(sev), rule)).or_default() += 1;
-    }
+    let per = &cut.per;
     let mut parts: Vec<String> = Vec::new();
     for sev in [Severity::Error, Severity::Warning, Severity::Info] {
         let mut rules: Vec<(&str, usize)> = per
@@ -211,31 +274,37 @@ fn cut_note(cut: &[(Severity, &str)], room: usize) -> String {
 }
 
 fn counts_table(r: &Review) -> String {
-    let mut rows: Vec<(&str, Vec<&Finding>)> = Vec::new();
+    // Counted as the findings are read: a copy of the findings to count them, then a list of
+    // references to them (8 bytes a finding), were the peak of a markdown report of many
+    // findings (issue 19).
+    let count = |fs: &mut dyn Iterator<Item = &Finding>| {
+        let mut n = [0usize; 3];
+        for f in fs {
+            match f.severity() {
+                Severity::Error => n[0] += 1,
+                Severity::Warning => n[1] += 1,
+                Severity::Info => n[2] += 1,
+            }
+        }
+        n
+    };
+    let mut rows: Vec<(&str, [usize; 3])> = Vec::new();
     if r.is_change() {
-        rows.push(("new", r.new.iter().collect()));
-        rows.push(("fixed", r.fixed.iter().collect()));
-        rows.push(("unchanged", r.unchanged.iter().collect()));
+        rows.push(("new", count(&mut r.new.iter())));
+        rows.push(("fixed", count(&mut r.fixed.iter())));
+        rows.push(("unchanged", count(&mut r.unchanged.iter())));
     } else {
-        rows.push(("findings", r.new.iter().collect()));
+        rows.push(("findings", count(&mut r.new.iter())));
     }
-    rows.push(("waived", r.waived.iter().map(|w| &w.finding).collect()));
+    rows.push(("waived", count(&mut r.waived.iter().map(|w| &w.finding))));
     let mut out = table_line(
         ["", "error", "warning", "info"]
             .map(String::from)
             .into_iter(),
     ) + "\n";
     out.push_str("| --- | ---: | ---: | ---: |\n");
-    for (name, fs) in rows {
-        // Counted on the references: a copy of the findings to count them was the peak of a
-        // markdown report of many findings (issue 19).
-        let count = |s: Severity| fs.iter().filter(|f| f.severity() == s).count();
-        out.push_str(&format!(
-            "| {name} | {} | {} | {} |\n",
-            count(Severity::Error),
-            count(Severity::Warning),
-            count(Severity::Info)
-        ));
+    for (name, [e, w, i]) in rows {
+        out.push_str(&format!("| {name} | {e} | {w} | {i} |\n"));
     }
     out.push('\n');
     out
@@ -333,110 +402,149 @@ const WAIVED_HEADER: &[&str] = &[
 ];
 
 fn sections<'a>(r: &'a Review) -> Vec<Section<'a>> {
-    // Worst first: (severity, device) blocks in report order; each finding's fix under the
-    // device it is applied on.
-    let blocks = |fs: Vec<Row<'a>>, by_severity: bool| -> Vec<Block<'a>> {
-        let mut fs = fs;
-        fs.sort_by(|a, b| super::groups::worst_first(a.f, b.f));
-        let mut out: Vec<Block> = Vec::new();
-        let slot = |out: &mut Vec<Block>, device: &str, sev: Option<Severity>| -> usize {
-            match out
-                .iter()
-                .position(|b| b.device == device && b.severity == sev)
-            {
-                Some(k) => k,
-                None => {
-                    out.push(Block {
-                        device: device.to_string(),
-                        severity: sev,
-                        rows: Vec::new(),
-                        fixes: Vec::new(),
-                        remedies: Vec::new(),
-                    });
-                    out.len() - 1
-                }
-            }
-        };
-        for row in fs {
-            let f = row.f;
-            let sev = by_severity.then_some(f.severity());
-            let k = slot(&mut out, &f.device, sev);
-            out[k].rows.push(row);
-            let Some((label, block)) = remedy(r, f) else {
-                continue;
-            };
-            let on = f
-                .remediation
-                .as_ref()
-                .and_then(|x| x.device.as_deref())
-                .unwrap_or(&f.device);
-            let other = on != &*f.device;
-            let k = slot(&mut out, on, sev);
-            match out[k]
-                .fixes
-                .iter_mut()
-                .find(|x| x.1 == block && x.2 == other)
-            {
-                Some(x) => x.0.push(label),
-                None => out[k].fixes.push((vec![label], block, other)),
-            }
-        }
-        for b in &mut out {
-            b.remedies = b
-                .fixes
-                .iter()
-                .map(|(labels, block, other)| remedy_text(labels, block, &b.device, *other))
-                .collect();
-        }
-        out
-    };
-    let plain = |f| Row { f, waiver: None };
-    let mut out = vec![Section {
-        title: if r.is_change() { "New" } else { "Findings" }.into(),
-        open: true,
-        header: FINDING_HEADER,
-        blocks: blocks(r.new.iter().map(plain).collect(), true),
-    }];
+    let mut out = Vec::new();
+    if !r.new.is_empty() {
+        out.push(Section {
+            title: if r.is_change() { "New" } else { "Findings" },
+            open: true,
+            header: FINDING_HEADER,
+            items: Items::Plain(&r.new),
+            findings: true,
+        });
+    }
     if !r.fixed.is_empty() {
         out.push(Section {
-            title: "Fixed".into(),
+            title: "Fixed",
             open: false,
             header: FINDING_HEADER,
-            blocks: blocks(r.fixed.iter().map(plain).collect(), false)
-                .into_iter()
-                .map(|mut b| {
-                    b.remedies.clear();
-                    b
-                })
-                .filter(|b| !b.rows.is_empty())
-                .collect(),
+            items: Items::Plain(&r.fixed),
+            findings: false,
         });
     }
     if !r.waived.is_empty() {
-        let rows = r
-            .waived
-            .iter()
-            .map(|w| Row {
-                f: &w.finding,
-                waiver: Some(&w.waiver),
-            })
-            .collect();
         out.push(Section {
-            title: "Waived (not failing)".into(),
+            title: "Waived (not failing)",
             open: false,
             header: WAIVED_HEADER,
-            blocks: blocks(rows, false)
-                .into_iter()
-                .map(|mut b| {
-                    b.remedies.clear();
-                    b
-                })
-                .filter(|b| !b.rows.is_empty())
-                .collect(),
+            items: Items::Waived(&r.waived),
+            findings: false,
         });
     }
-    out.retain(|s| !s.blocks.is_empty());
     out
+}
+
+/// The blocks of a section, worst first: (severity, device) blocks in report order for the
+/// findings section, each with the findings whose fix is applied on its device; device blocks
+/// for the others, without fixes (but placed as the findings section's would be: a block
+/// first named by a fix comes where that fix is met).
+///
+/// Each block's lists are made to their length, counted first (issue 19: see [`Block`]).
+fn blocks<'a>(items: Items<'a>, findings: bool) -> Vec<Block<'a>> {
+    let mut order: Vec<u32> = (0..items.len() as u32).collect();
+    order.sort_by(|&a, &b| super::groups::worst_first(items.finding(a), items.finding(b)));
+    // The block of a finding, and the block its fix is applied on.
+    let keys = |i: u32| {
+        let f = items.finding(i);
+        let sev = findings.then_some(f.severity());
+        let fix = f.remediation.as_ref().map(|x| {
+            let on = x.device.as_deref().unwrap_or(&f.device);
+            (on, sev)
+        });
+        ((&*f.device, sev), fix)
+    };
+    let mut out: Vec<Block<'a>> = Vec::new();
+    let mut at: std::collections::HashMap<(&'a str, Option<Severity>), usize> = Default::default();
+    let mut counts: Vec<(usize, usize)> = Vec::new();
+    for &i in &order {
+        let (own, fix) = keys(i);
+        for (key, is_fix) in std::iter::once((own, false)).chain(fix.map(|k| (k, true))) {
+            let k = *at.entry(key).or_insert_with(|| {
+                out.push(Block {
+                    device: key.0,
+                    severity: key.1,
+                    rows: Vec::new(),
+                    fixes: Vec::new(),
+                });
+                counts.push((0, 0));
+                out.len() - 1
+            });
+            if is_fix {
+                counts[k].1 += 1;
+            } else {
+                counts[k].0 += 1;
+            }
+        }
+    }
+    for (b, &(rows, fixes)) in out.iter_mut().zip(&counts) {
+        b.rows.reserve_exact(rows);
+        if findings {
+            b.fixes.reserve_exact(fixes);
+        }
+    }
+    drop(counts);
+    for &i in &order {
+        let (own, fix) = keys(i);
+        if let Some(&k) = at.get(&own) {
+            out[k].rows.push(i);
+        }
+        if let Some(&k) = fix.as_ref().and_then(|key| at.get(key))
+            && findings
+        {
+            out[k].fixes.push(i);
+        }
+    }
+    if !findings {
+        out.retain(|b| !b.rows.is_empty());
+    }
+    out
+}
+
+/// The fixes of a block, each with the findings it fixes: the places in `fixes` as
+/// (first place, place) pairs sorted, so one fix's findings are one run, the fixes in the
+/// order first met. Two findings share a fix when its text is the same and so is the end
+/// it is applied on; the texts are found equal through a hash and compared when the hashes
+/// agree, and made again when written (a label and a snippet kept per finding were a third
+/// of the markdown report's 8.5 MB on eos-lossless-stanzas: issue 19).
+fn fix_groups(r: &Review, items: Items, fixes: &[u32]) -> Vec<(u32, u32)> {
+    use std::hash::{Hash, Hasher};
+    let key = |j: u32| {
+        let f = items.finding(fixes[j as usize]);
+        (remedy_block(r, f).unwrap_or_default(), fix_elsewhere(f))
+    };
+    let mut keyed: Vec<(u32, u32)> = (0..fixes.len() as u32)
+        .map(|j| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            key(j).hash(&mut h);
+            (h.finish() as u32, j)
+        })
+        .collect();
+    keyed.sort_unstable();
+    for run in keyed.chunk_by_mut(|x, y| x.0 == y.0) {
+        // Usually one fix; more only when two texts' hashes agree.
+        let mut firsts: Vec<(u32, (String, bool))> = Vec::new();
+        for e in run.iter_mut() {
+            let k = key(e.1);
+            e.0 = match firsts.iter().find(|x| x.1 == k) {
+                Some(x) => x.0,
+                None => {
+                    firsts.push((e.1, k));
+                    e.1
+                }
+            };
+        }
+    }
+    keyed.sort_unstable();
+    keyed
+}
+
+/// Whether a finding's fix is applied at the other end of its link.
+fn fix_elsewhere(f: &Finding) -> bool {
+    let on = f
+        .remediation
+        .as_ref()
+        .and_then(|x| x.device.as_deref())
+        .unwrap_or(&f.device);
+    on != &*f.device
 }
 
 fn finding_cells(r: &Review, f: &Finding) -> Vec<String> {
@@ -465,10 +573,21 @@ fn table_line(cells: impl Iterator<Item = String>) -> String {
     s
 }
 
-/// A finding's fix: the label of the finding it fixes and the snippet as a fenced code block,
-/// its fence longer than any backtick run in it and its language hint the platform (letters,
-/// digits, `-`, `_` only).
-fn remedy(r: &Review, f: &Finding) -> Option<(String, String)> {
+/// The label of a finding a fix fixes: "DSCP002 spine1 Ethernet1/1".
+fn fix_label(f: &Finding) -> String {
+    text(&format!(
+        "{} {} {}",
+        f.rule(),
+        f.device,
+        f.interface.as_deref().unwrap_or("")
+    ))
+    .trim_end()
+    .to_string()
+}
+
+/// A finding's fix: the snippet as a fenced code block, its fence longer than any backtick
+/// run in it and its language hint the platform (letters, digits, `-`, `_` only).
+fn remedy_block(r: &Review, f: &Finding) -> Option<String> {
     let rem = f.remediation.as_ref()?;
     let mut longest = 0;
     let mut run = 0;
@@ -483,14 +602,6 @@ fn remedy(r: &Review, f: &Finding) -> Option<(String, String)> {
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
         .collect();
     let body = rem.snippet.trim_end_matches(['\n', '\r']);
-    let label = text(&format!(
-        "{} {} {}",
-        f.rule(),
-        f.device,
-        f.interface.as_deref().unwrap_or("")
-    ))
-    .trim_end()
-    .to_string();
     let mut block = format!("{fence}{lang}\n{body}\n{fence}\n\n");
     // A fix that is one line of the changed file: the replacement of that line, as a GitHub
     // suggestion (a review comment on the line applies it in one click).
@@ -511,19 +622,29 @@ fn remedy(r: &Review, f: &Finding) -> Option<(String, String)> {
             text(&format!("{p}:{l}"))
         ));
     }
-    Some((label, block))
+    Some(block)
 }
 
-/// One snippet and the findings it fixes: "Fixes DSCP002 spine1 Ethernet1/1, PFC008 spine1
-/// Ethernet1/1:", or for a fix applied at a link's other end, "... — apply on leaf1 (the
-/// other end of the link):".
-fn remedy_text(labels: &[String], block: &str, device: &str, on_other_end: bool) -> String {
-    let on = if on_other_end {
-        format!(" — apply on {} (the other end of the link)", text(device))
+/// One snippet and the findings it fixes (a run of [`fix_groups`]): "Fixes DSCP002 spine1
+/// Ethernet1/1, PFC008 spine1 Ethernet1/1:", or for a fix applied at a link's other end,
+/// "... — apply on leaf1 (the other end of the link):".
+fn remedy_text(r: &Review, items: Items, b: &Block, group: &[(u32, u32)]) -> String {
+    let fixed = |j: u32| items.finding(b.fixes[j as usize]);
+    let Some(&(first, _)) = group.first() else {
+        return String::new();
+    };
+    let lead = fixed(first);
+    let on = if fix_elsewhere(lead) {
+        format!(" — apply on {} (the other end of the link)", text(b.device))
     } else {
         String::new()
     };
-    format!("Fixes {}{on}:\n\n{block}", labels.join(", "))
+    let labels: Vec<String> = group.iter().map(|&(_, j)| fix_label(fixed(j))).collect();
+    format!(
+        "Fixes {}{on}:\n\n{}",
+        labels.join(", "),
+        remedy_block(r, lead).unwrap_or_default()
+    )
 }
 
 /// Escape a string that came from a device or a snapshot for a Markdown table cell or a line of
