@@ -59,7 +59,7 @@ pub fn write(r: &Review, verbose: bool, w: &mut dyn std::io::Write) -> std::io::
     let base = base(r);
     let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
     for i in super::groups::order(&r.new) {
-        let f = &r.new[i];
+        let f = &r.new[i as usize];
         if f.undecided() && !verbose {
             continue;
         }

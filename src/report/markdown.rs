@@ -440,8 +440,11 @@ fn sections<'a>(r: &'a Review) -> Vec<Section<'a>> {
 ///
 /// Each block's lists are made to their length, counted first (issue 19: see [`Block`]).
 fn blocks<'a>(items: Items<'a>, findings: bool) -> Vec<Block<'a>> {
+    // The order of a stable sort, without its buffer: the place is the last key.
     let mut order: Vec<u32> = (0..items.len() as u32).collect();
-    order.sort_by(|&a, &b| super::groups::worst_first(items.finding(a), items.finding(b)));
+    order.sort_unstable_by(|&a, &b| {
+        super::groups::worst_first(items.finding(a), items.finding(b)).then(a.cmp(&b))
+    });
     // The block of a finding, and the block its fix is applied on.
     let keys = |i: u32| {
         let f = items.finding(i);
