@@ -24,12 +24,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 type PortQuestions = HashMap<(bool, Vec<String>), Arc<PortRows>>;
 
 /// Matches of one pattern among a parent's children: (line, capture groups).
-type Matches = Arc<Vec<(usize, Vec<String>)>>;
+/// 24 bytes a match (no list for a pattern without groups): a question over every port of
+/// a device is kept whole (issue 19).
+type Matches = Arc<Vec<(u32, Box<[String]>)>>;
 
 #[derive(Debug, Default)]
 struct Memo {
     patterns: HashMap<String, u32>,
-    answers: HashMap<(usize, u32), Matches>,
+    answers: HashMap<(u32, u32), Matches>,
     none: Matches,
 }
 
@@ -153,6 +155,12 @@ fn compiled() -> &'static Mutex<HashMap<String, Arc<Regex>>> {
 /// again). The matches they hold are counted by the budget; questions with none are not.
 const MAX_MEMO: usize = 65_536;
 
+/// A pattern's matches among a parent's children are kept ([`Memo`]) when the parent has this
+/// many children or their lines this many bytes: below both, scanning them again costs about
+/// what finding the kept answer does.
+const MEMO_FROM_LINES: usize = 32;
+const MEMO_FROM_BYTES: usize = 2048;
+
 #[derive(Debug)]
 struct Stanzas {
     flat: bool,
@@ -167,14 +175,16 @@ struct Stanzas {
     /// spans, 24 bytes a line where 40 (and a span list grown by doubling) were a third of the
     /// fix step's peak on a config of hundreds of ports (issue 19: memory within 20 times the
     /// input).
-    by_text: Vec<(u32, u64, u32)>,
+    by_text: Vec<(u32, u32, u32)>,
     hasher: std::hash::RandomState,
 }
 
 impl Stanzas {
-    fn hash(&self, text: &str) -> u64 {
+    /// The low 32 bits of the text's hash: two texts that share them are told apart by
+    /// their text ([`Stanzas::with_text`] compares it).
+    fn hash(&self, text: &str) -> u32 {
         use std::hash::BuildHasher;
-        self.hasher.hash_one(text)
+        self.hasher.hash_one(text) as u32
     }
 
     /// The children of `parent` (a key) whose trimmed text is `lit` (of hash `h`), in line
@@ -184,7 +194,7 @@ impl Stanzas {
         text: &'a str,
         parent: usize,
         lit: &'a str,
-        h: u64,
+        h: u32,
     ) -> impl Iterator<Item = usize> + 'a {
         // A key past 32 bits names no line (the text is below 4 GiB).
         let parent = u32::try_from(parent).unwrap_or(u32::MAX);
@@ -369,18 +379,16 @@ impl ConfigText {
                     at += 1;
                 }
             }
-            let lines: Vec<&str> = self.text.lines().collect();
-            let tree = Tree::new(&lines, flat);
-            drop(lines);
+            let tree = Tree::of_lines(spans.len(), self.text.lines(), flat);
             let hasher = std::hash::RandomState::new();
-            let mut by_text = Vec::new();
+            let mut by_text = Vec::with_capacity(tree.structural_lines());
             {
                 use std::hash::BuildHasher;
                 let mut index = |parent: Option<usize>| {
                     for &k in tree.children_of(parent) {
-                        let (a, b) = spans[k];
+                        let (a, b) = spans[k as usize];
                         let text = &self.text[a as usize..b as usize];
-                        by_text.push((at32(key(parent)), hasher.hash_one(text), at32(k)));
+                        by_text.push((at32(key(parent)), hasher.hash_one(text) as u32, k));
                     }
                 };
                 index(None);
@@ -441,7 +449,8 @@ impl ConfigText {
         let found: Matches = match m {
             Matcher::Lit(lit) => Arc::new(
                 st.with_text(&self.text, key(parent), lit, st.hash(lit))
-                    .map(|k| (k, Vec::new()))
+                    // k is a line of a text below 4 GiB
+                    .map(|k| (k as u32, Box::default()))
                     .collect(),
             ),
             Matcher::Re(re) => {
@@ -449,29 +458,47 @@ impl ConfigText {
                     .memo
                     .lock()
                     .map_err(|_| "cfg(): poisoned".to_string())?;
-                let memo_key = (key(parent), memo.number(p));
+                // A parent key past 32 bits names no line (the text is below 4 GiB).
+                let memo_key = (
+                    u32::try_from(key(parent)).unwrap_or(u32::MAX),
+                    memo.number(p),
+                );
                 match memo.answers.get(&memo_key) {
                     Some(m) => m.clone(),
                     None => {
-                        let v: Vec<_> = st
-                            .tree
-                            .children_of(parent)
+                        let kids = st.tree.children_of(parent);
+                        let mut scanned = 0usize;
+                        let v: Vec<_> = kids
                             .iter()
                             .filter_map(|&k| {
-                                re.captures(st.line(&self.text, k)).map(|c| (k, groups(&c)))
+                                let line = st.line(&self.text, k as usize);
+                                scanned += line.len();
+                                re.captures(line)
+                                    .map(|c| (k, groups(&c).into_boxed_slice()))
                             })
                             .collect();
+                        let v = {
+                            let mut v = v;
+                            v.shrink_to_fit();
+                            v
+                        };
                         let m = if v.is_empty() {
                             memo.none.clone()
                         } else {
                             Arc::new(v)
                         };
-                        // A question without matches spends nothing of the budget, so the
-                        // memo's length is bounded here, as the compiled patterns' is.
-                        if memo.answers.len() >= MAX_MEMO {
-                            memo.answers.clear();
+                        // Kept when asking again would cost more than finding it here: a
+                        // question under each of a device's ports (a port's few lines) is
+                        // asked again, not kept (issue 19: an entry per port, 0.8 MB of the
+                        // fix step on 16,000 ports).
+                        if kids.len() >= MEMO_FROM_LINES || scanned >= MEMO_FROM_BYTES {
+                            // A question without matches spends nothing of the budget, so
+                            // the memo's length is bounded here, as the compiled patterns' is.
+                            if memo.answers.len() >= MAX_MEMO {
+                                memo.answers.clear();
+                            }
+                            memo.answers.insert(memo_key, m.clone());
                         }
-                        memo.answers.insert(memo_key, m.clone());
                         m
                     }
                 }
@@ -484,7 +511,7 @@ impl ConfigText {
             if level + 1 == pats.len() {
                 out.push(caps);
             } else {
-                self.walk(st, pats, matchers, Some(*k), level + 1, &caps, out)?;
+                self.walk(st, pats, matchers, Some(*k as usize), level + 1, &caps, out)?;
             }
         }
         Ok(())
@@ -810,7 +837,7 @@ mod tests {
             out: &mut Vec<Vec<String>>,
         ) {
             let Some(re) = res.get(level) else { return };
-            for &k in tree.children_of(parent) {
+            for k in tree.children(parent) {
                 if let Some(c) = re.captures(lines[k].trim()) {
                     let mut caps = caps.to_vec();
                     caps.extend(groups(&c));

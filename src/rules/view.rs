@@ -31,6 +31,15 @@ enum At {
 pub struct View {
     devices: Devices,
     at: At,
+    /// What the view keeps, made when it first keeps something: a device rule that reads
+    /// only plain fields of every port (`selectattr('roce')`) makes none, and a port's view
+    /// is 48 bytes, not 96 (the list of a device's interfaces keeps its port views while the
+    /// device's rules run: 1.2 MB of 16,000 ports; issue 19).
+    kept: OnceLock<Box<Kept>>,
+}
+
+#[derive(Default)]
+struct Kept {
     /// Every field name, listed only when a rule enumerates the object.
     fields: OnceLock<Fields>,
     /// The fields read so far by name, with their values (None: skipped or no such field).
@@ -76,15 +85,17 @@ fn view(devices: &Devices, at: At) -> Value {
     Value::from_object(View {
         devices: devices.clone(),
         at,
-        fields: OnceLock::new(),
-        // Allocated on the first field kept (device rules mostly read plain port fields).
-        read: Mutex::new(Vec::new()),
+        kept: OnceLock::new(),
     })
 }
 
 impl View {
+    fn kept(&self) -> &Kept {
+        self.kept.get_or_init(Box::default)
+    }
+
     fn fields(&self) -> &Fields {
-        self.fields.get_or_init(|| {
+        self.kept().fields.get_or_init(|| {
             let keys: Vec<&'static str> = match self.at {
                 At::Head(di) => fields::keys(&self.devices[di])
                     .into_iter()
@@ -124,7 +135,10 @@ impl View {
         if let Some(v) = self.plain(key) {
             return Some(v);
         }
-        let mut read = self.read.lock().unwrap_or_else(|p| p.into_inner());
+        if matches!(self.at, At::Iface(..)) && SCALARS.contains(&key) {
+            return self.read(key).map(|(_, v)| v);
+        }
+        let mut read = self.kept().read.lock().unwrap_or_else(|p| p.into_inner());
         if let Some((_, v)) = read.iter().find(|(k, _)| k == key) {
             return v.clone();
         }
@@ -198,6 +212,22 @@ impl Object for View {
         Some(self.fields().keys.len())
     }
 }
+
+/// Interface fields that are one number, bool or short string: read again each time, not kept
+/// on the port's view. A device rule that reads one of every port
+/// (`d.interfaces | selectattr('roce') | map(attribute='mtu_raw') | max`, MTU rules) kept a
+/// list of reads on each of 15,554 port views, 3 MB at once (issue 19).
+const SCALARS: [&str; 9] = [
+    "admin_up",
+    "oper_up",
+    "speed_gbps",
+    "mtu",
+    "mtu_raw",
+    "switchport",
+    "trust",
+    "cable_m",
+    "lldp_in_fabric",
+];
 
 /// The interface fields that device rules test on every port (`selectattr('roce')`,
 /// `map(attribute='name')`), read directly: each is always serialized, as a plain bool or
@@ -356,6 +386,37 @@ mod tests {
 
     fn json(v: &Value) -> String {
         serde_json::to_string(v).unwrap_or_default()
+    }
+
+    /// A view that keeps nothing is its devices, its place and an empty slot: the list of a
+    /// device's interfaces holds one per port while the device's rules run (issue 19).
+    #[test]
+    fn a_port_view_that_keeps_nothing_is_48_bytes_and_reads_scalars_each_time() {
+        assert!(
+            std::mem::size_of::<View>() <= 48,
+            "{}",
+            std::mem::size_of::<View>()
+        );
+        let mut i = Interface::new("Ethernet1/1", "ethernet");
+        i.mtu_raw = known(9214, &crate::model::Src::new(&Arc::from("leaf1.cfg"), 3));
+        let devices: Devices = Arc::new(vec![Device {
+            name: "leaf1".into(),
+            interfaces: vec![i],
+            ..Default::default()
+        }]);
+        let v = iface(&devices, 0, 0);
+        assert_eq!(json(&v.get_attr("mtu_raw").unwrap()), "9214");
+        assert_eq!(json(&v.get_attr("name").unwrap()), "\"Ethernet1/1\"");
+        let view = v.downcast_object_ref::<View>().unwrap();
+        assert!(
+            view.kept.get().is_none(),
+            "plain and scalar fields are not kept"
+        );
+        let _ = v.get_attr("pfc").unwrap();
+        assert!(
+            view.kept.get().is_some(),
+            "a map field is kept for the next rule"
+        );
     }
 
     #[test]

@@ -27,28 +27,36 @@ fn structural(line: &str) -> bool {
 /// The stanza tree of a list of lines (indices into the list).
 ///
 /// Children are kept in one list, each line's as a contiguous run (`kids[start[p]..start[p +
-/// 1]]`, in line order): 16 bytes a line, where a list per line cost 24 plus each list's own
-/// allocation (the fix step of a 1 MiB config holds this tree; issue 19).
+/// 1]]`, in line order), as 32-bit line numbers: 8 bytes a line, where a list per line cost 24
+/// plus each list's own allocation, and `usize` positions 16 (the fix step of a 1 MiB config
+/// holds this tree; issue 19). Lines past the 2³²−1st are left out (a config of so many
+/// lines is past the 4 GiB that questions are answered on, [`super::super::config_index`]).
 #[derive(Debug)]
 pub struct Tree {
     /// Per line p: where its direct children (structural lines below it in its block) start
     /// in `kids`; one more entry than lines.
-    start: Vec<usize>,
-    kids: Vec<usize>,
-    top: Vec<usize>,
+    start: Vec<u32>,
+    kids: Vec<u32>,
+    top: Vec<u32>,
 }
 
 impl Tree {
     pub fn new<S: AsRef<str>>(lines: &[S], flat: bool) -> Tree {
-        let n = lines.len();
+        Tree::of_lines(lines.len(), lines.iter().map(|l| l.as_ref()), flat)
+    }
+
+    /// The tree of the `n` lines `lines` gives, read once (no list of the lines is made: a
+    /// config's index reads them from its text).
+    pub fn of_lines<'a>(n: usize, lines: impl Iterator<Item = &'a str>, flat: bool) -> Tree {
+        let n = n.min(u32::MAX as usize - 1);
+        let none = n as u32;
         // Per line: its parent (n: none, a top-level or non-structural line).
-        let mut parent = vec![n; n];
-        let mut count = vec![0usize; n + 1];
+        let mut parent = vec![none; n];
+        let mut count = vec![0u32; n + 1];
         let mut top = Vec::new();
         // Open stanzas: (line index, indent).
-        let mut stack: Vec<(usize, usize)> = Vec::new();
-        for (k, l) in lines.iter().enumerate() {
-            let l = l.as_ref();
+        let mut stack: Vec<(u32, usize)> = Vec::new();
+        for (k, l) in lines.take(n).enumerate() {
             if !structural(l) {
                 continue;
             }
@@ -56,56 +64,77 @@ impl Tree {
             while stack.last().is_some_and(|(_, i)| *i >= ind) {
                 stack.pop();
             }
+            // k < n < u32::MAX
+            let k = k as u32;
             match stack.last() {
                 Some((p, _)) => {
-                    parent[k] = *p;
-                    count[*p] += 1;
+                    parent[k as usize] = *p;
+                    count[*p as usize] += 1;
                 }
                 None => top.push(k),
             }
             stack.push((k, ind));
         }
-        // Prefix sums: start[p] is where p's children begin.
-        let mut start = Vec::with_capacity(n + 1);
-        let mut at = 0;
-        for c in &count {
-            start.push(at);
-            at += c;
+        top.shrink_to_fit();
+        // Prefix sums: start[p] is where p's children begin (at most n children in all).
+        let mut start = count;
+        let mut at = 0u32;
+        for c in start.iter_mut() {
+            let here = *c;
+            *c = at;
+            at += here;
         }
-        drop(count);
-        let mut next = start.clone();
-        let mut kids = vec![0; at];
+        let mut kids = vec![0u32; at as usize];
+        // Each child is placed at its parent's start, which then moves on; the starts are
+        // moved back after (each by its own count).
         for (k, &p) in parent.iter().enumerate() {
-            if p < n {
-                kids[next[p]] = k;
-                next[p] += 1;
+            if p < none {
+                let s = &mut start[p as usize];
+                kids[*s as usize] = k as u32;
+                *s += 1;
             }
+        }
+        drop(parent);
+        // start[p] is now where p's children end, which is where p + 1's begin.
+        for p in (1..start.len()).rev() {
+            start[p] = start[p - 1];
+        }
+        if let Some(s) = start.first_mut() {
+            *s = 0;
         }
         Tree { start, kids, top }
     }
 
     /// The structural lines directly below `parent` (None: the top level).
-    pub fn children_of(&self, parent: Option<usize>) -> &[usize] {
+    pub fn children_of(&self, parent: Option<usize>) -> &[u32] {
         match parent {
             None => &self.top,
-            Some(p) => match (self.start.get(p), self.start.get(p + 1)) {
-                (Some(&a), Some(&b)) => self.kids.get(a..b).unwrap_or(&[]),
+            Some(p) => match (
+                self.start.get(p),
+                p.checked_add(1).and_then(|q| self.start.get(q)),
+            ) {
+                (Some(&a), Some(&b)) => self.kids.get(a as usize..b as usize).unwrap_or(&[]),
                 _ => &[],
             },
         }
     }
 
+    /// How many structural lines the tree holds (every one is top-level or a child).
+    pub fn structural_lines(&self) -> usize {
+        self.top.len() + self.kids.len()
+    }
+
     pub fn children(&self, parent: Option<usize>) -> Vec<usize> {
-        match parent {
-            None => self.top.clone(),
-            Some(_) => self.children_of(parent).to_vec(),
-        }
+        self.children_of(parent)
+            .iter()
+            .map(|&k| k as usize)
+            .collect()
     }
 
     /// Last line of the block of `k` (itself when it has no children).
     fn last(&self, k: usize) -> usize {
         match self.children_of(Some(k)).last() {
-            Some(&c) => self.last(c),
+            Some(&c) => self.last(c as usize),
             None => k,
         }
     }
@@ -357,18 +386,8 @@ mod tests {
             for flat in [false, true] {
                 let t = Tree::new(&lines, flat);
                 let (kids, top) = reference(&lines, flat);
-                assert_eq!(
-                    t.children_of(None),
-                    top.as_slice(),
-                    "case {case} flat {flat}"
-                );
                 assert_eq!(t.children(None), top, "case {case} flat {flat}");
                 for (k, want) in kids.iter().enumerate() {
-                    assert_eq!(
-                        t.children_of(Some(k)),
-                        want.as_slice(),
-                        "case {case} line {k}"
-                    );
                     assert_eq!(t.children(Some(k)), *want, "case {case} line {k}");
                 }
                 assert!(t.children_of(Some(lines.len())).is_empty());
