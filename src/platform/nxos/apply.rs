@@ -178,10 +178,11 @@ fn groups_of(matches: &[Match]) -> Vec<u8> {
 
 /// Report every reference to an object the config never defines.
 fn check_references(cfg: &Config, u: &mut Undef) {
-    let sps = cfg
-        .system
-        .iter()
-        .chain(cfg.interfaces.iter().flat_map(|i| i.qos().policies.iter()));
+    let sps = cfg.system.iter().chain(
+        cfg.interfaces
+            .iter()
+            .flat_map(|i| i.qos().policies.iter().map(|p| &**p)),
+    );
     for sp in sps {
         if cfg.policy_map(&sp.ty, &sp.name).is_none() && !system_policy_name(&sp.name) {
             u.add(sp.at.out, &sp.at.src, "policy-map", &sp.name);

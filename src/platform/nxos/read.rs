@@ -145,7 +145,10 @@ pub struct IfQos {
     pub pfc_mode: Val<String>,
     pub wd_enable: Val<bool>,
     pub wd_mult: Val<u32>,
-    pub policies: Vec<ServicePolicy>,
+    /// One shared copy per `service-policy` line: the ports of a range share it (issue 19:
+    /// a copy in a list of four places each was ~400 bytes of each of 1,024 ports that one
+    /// 124-byte `interface Ethernet2/5-1136` stanza names).
+    pub policies: Vec<std::sync::Arc<ServicePolicy>>,
 }
 
 impl IfConf {
@@ -179,6 +182,7 @@ impl IfConf {
             .iter()
             .rev()
             .find(|p| p.ty == ty && p.dir.as_deref() == dir)
+            .map(|p| &**p)
     }
 }
 
@@ -402,8 +406,12 @@ impl Config {
                         at: at.clone(),
                     };
                     if parent_kind == Some("interface") {
+                        let sp = std::sync::Arc::new(sp);
                         for n in &ifs {
-                            self.iface_mut(n, &at).qos_mut().policies.push(sp.clone());
+                            let list = &mut self.iface_mut(n, &at).qos_mut().policies;
+                            // a port has a policy or two: no room kept for more
+                            list.reserve_exact(1);
+                            list.push(sp.clone());
                         }
                     } else {
                         self.system.push(sp);
