@@ -57,7 +57,7 @@ pub fn render(r: &Review, verbose: bool) -> String {
 pub fn write(r: &Review, verbose: bool, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     use std::io::Write as _;
     let base = base(r);
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+    let mut w = std::io::BufWriter::with_capacity(super::spill::Out::SPILL, w);
     for i in super::groups::order(&r.new) {
         let f = &r.new[i as usize];
         if f.undecided() && !verbose {

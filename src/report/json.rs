@@ -118,7 +118,7 @@ pub fn render(a: &Audit) -> String {
 /// held in memory (a 5,000-device fabric's report is tens of megabytes).
 pub fn write(a: &Audit, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     use std::io::Write as _;
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+    let mut w = std::io::BufWriter::with_capacity(super::spill::Out::SPILL, w);
     serde_json::to_writer_pretty(&mut w, &report(a))?;
     w.write_all(b"\n")?;
     w.flush()

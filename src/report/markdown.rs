@@ -163,47 +163,45 @@ pub fn render_bounded(r: &Review, max_bytes: usize) -> String {
                 ));
             }
             let foot = "\n</details>\n\n";
-            let mut body = String::new();
+            // The block is written into `out` as it fits, and taken back if nothing did (a
+            // body and a list of fixes of their own were two more copies of up to the whole
+            // comment, 60 KB each: issue 19).
+            let start = out.len();
+            out.push_str(&head);
             let mut fitted = 0;
             for &i in &b.rows {
                 let line = s.items.row(i).line(r) + "\n";
-                if out.len() + head.len() + body.len() + line.len() + foot.len() + room > max_bytes
-                {
+                if out.len() + line.len() + foot.len() + room > max_bytes {
                     break;
                 }
-                body.push_str(&line);
+                out.push_str(&line);
                 fitted += 1;
             }
             cut.extend(b.rows[fitted..].iter().map(|&i| s.items.counted(i)));
-            // The fixes of the block, as many as fit whole.
-            let mut remedies = String::new();
+            // The fixes of the block, as many as fit whole (the line between them and the
+            // rows is not counted, as it never was).
+            let body_end = out.len();
+            let mut remedies = 0;
             let groups = fix_groups(r, s.items, &b.fixes);
             for g in groups.chunk_by(|x, y| x.0 == y.0) {
                 let m = remedy_text(r, s.items, &b, g);
-                if out.len()
-                    + head.len()
-                    + body.len()
-                    + remedies.len()
-                    + m.len()
-                    + foot.len()
-                    + room
-                    > max_bytes
-                {
+                if body_end + remedies + m.len() + foot.len() + room > max_bytes {
                     break;
                 }
-                remedies.push_str(&m);
-            }
-            if fitted > 0 || !remedies.is_empty() {
-                out.push_str(&head);
-                out.push_str(&body);
-                if !remedies.is_empty() {
-                    if fitted > 0 {
-                        out.push('\n');
-                    }
-                    out.push_str(&remedies);
+                if m.is_empty() {
+                    continue;
                 }
+                if remedies == 0 && fitted > 0 {
+                    out.push('\n');
+                }
+                out.push_str(&m);
+                remedies += m.len();
+            }
+            if fitted > 0 || remedies > 0 {
                 out.push_str(foot);
                 shown_any |= fitted > 0;
+            } else {
+                out.truncate(start);
             }
         }
     }

@@ -143,7 +143,7 @@ pub fn render_review_view(r: &input::Review, format: Format, view: &terminal::Vi
 /// (or one hostile device of 16,384 ports: 1 GiB, issue 19) is not held in memory first.
 pub fn write_model(audit: &Audit, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     use std::io::Write as _;
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+    let mut w = std::io::BufWriter::with_capacity(spill::Out::SPILL, w);
     crate::model::with_maps(|| {
         crate::model::with_sources(|| {
             serde_json::to_writer_pretty(&mut w, &model_out::WithMaps(&audit.fabric))

@@ -68,7 +68,7 @@ pub fn write(r: &Review, w: &mut dyn std::io::Write) -> std::io::Result<()> {
             }}),
         },
     };
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, w);
+    let mut w = std::io::BufWriter::with_capacity(super::spill::Out::SPILL, w);
     serde_json::to_writer_pretty(&mut w, &doc)?;
     w.write_all(b"\n")?;
     w.flush()
