@@ -1012,3 +1012,30 @@ fn a_could_not_decide_message_names_32_ports_and_counts_the_rest() {
         assert_eq!(f["evidence"]["interfaces"], serde_json::json!(all), "{f}");
     }
 }
+
+/// Issue 19: the NX-OS reader's own table of ports stops at the device's bound, as the
+/// device's does, and counts each name past it once. 15 range lines of 1,100 ports in a 1 KB
+/// config: the reader held every one of the 15,400 names its ranges may stand for, each with
+/// its lines (4.5 MB by `fuzz_smoke platform_nxos --input`, 0.8 MB now), though the device
+/// keeps 1,046. What the CLI reports is unchanged: the device's 1,046 ports, and PARSE013
+/// counting the other 14,354 (the 15th line is past the range budget, reported apart).
+#[test]
+fn nxos_ranges_past_the_port_bound_are_counted_once_not_held() {
+    let mut text = String::new();
+    for k in 1..=15 {
+        text.push_str(&format!(
+            "interface Ethernet{k}/1-1100\n  mtu 9216\n  priority-flow-control mode on\n"
+        ));
+    }
+    let bound = port_bound_of_one(text.len());
+    let names = range_names_of(bound);
+    let (_t, v) = audit_one_switch("nxos-ranges-past-bound", "nxos", &text);
+    assert_eq!(v["summary"]["interfaces"], bound, "{}", v["summary"]);
+    assert_one_parse013_keeping(&v, bound);
+    let expanded = (names / 1100) * 1100;
+    let message = parse013(&v)[0]["message"].as_str().unwrap().to_string();
+    assert!(
+        message.contains(&format!("{} more were named", expanded - bound)),
+        "{message}"
+    );
+}

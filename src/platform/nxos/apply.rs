@@ -652,6 +652,9 @@ pub fn apply(dev: &mut Device, cfg: &Config, notes: &mut BuildNotes) {
     }
     dev.qos.nodrop_class_mtu = nq.nodrop_mtu.clone();
 
+    // The config's ports past the device's bound were counted, not kept, as it was read.
+    let not_kept = u32::try_from(cfg.not_kept.len()).unwrap_or(u32::MAX);
+    dev.interfaces_not_read = dev.interfaces_not_read.saturating_add(not_kept);
     // One port per block (at most): the list grown once, not by steps that leave room unused.
     let room = dev.port_limit().saturating_sub(dev.interfaces.len());
     dev.interfaces.reserve_exact(cfg.interfaces.len().min(room));

@@ -213,6 +213,14 @@ pub struct Config {
     /// `interface` lines whose name list could not be expanded: (output index, line, why).
     /// Their blocks configure nothing, and the line is reported as unrecognized.
     pub unexpanded: Vec<(usize, u32, String)>,
+    /// The names (by a 64-bit hash) the config gives interfaces once `interfaces` holds as
+    /// many as the device keeps ([`crate::platform::util::port_limit`]): counted, each once,
+    /// and left out, as the device counts its own (PARSE013). The ranges of a 1 KB config
+    /// named 16,500 ports, each held here with its lines (4.5 MB) though the device keeps
+    /// 1,046 (issue 19).
+    pub not_kept: std::collections::HashSet<u64>,
+    /// Where a line about an interface not kept writes: replaced for each new name, never read.
+    spill: Option<Box<IfConf>>,
 }
 
 /// Expand an `interface` argument (`Ethernet1/1`, `Ethernet1/1-4, Ethernet1/10`,
@@ -302,6 +310,16 @@ impl Config {
             .position(&self.interfaces, |i| i.name.as_str(), name)
         {
             Some(p) => &mut self.interfaces[p],
+            None if self.interfaces.len() >= crate::platform::util::port_limit() => {
+                use std::hash::BuildHasher;
+                let h = self.not_kept.hasher().hash_one(name);
+                self.not_kept.insert(h);
+                if self.spill.as_ref().is_none_or(|s| s.name != name) {
+                    self.spill = Some(Box::new(IfConf::new(name.to_string(), at.clone())));
+                }
+                self.spill
+                    .get_or_insert_with(|| Box::new(IfConf::new(name.to_string(), at.clone())))
+            }
             None => {
                 crate::model::push_slim(
                     &mut self.interfaces,
