@@ -44,6 +44,20 @@ impl Severity {
     }
 }
 
+/// How many of `findings` are of each severity, `[error, warning, info]`, counted as they are
+/// read (a copy of the findings to count them was the peak of a report of many: issue 19).
+pub fn count_by_severity<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> [usize; 3] {
+    let mut n = [0usize; 3];
+    for f in findings {
+        n[match f.severity() {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Info => 2,
+        }] += 1;
+    }
+    n
+}
+
 /// Where a finding's fact was read: a file of the snapshot and a line of it (0: the file as a
 /// whole). The file is the model's interned name (`model::file_name`), four bytes, not a copy
 /// of the name per finding (issue 19: a port's findings each held the name of the file it was

@@ -2,7 +2,7 @@
 //! terminal form.
 
 use super::input::Review;
-use crate::finding::{Finding, Severity};
+use crate::finding::{Finding, count_by_severity};
 use serde::Serialize;
 
 #[derive(Serialize, Default)]
@@ -13,15 +13,12 @@ struct Counts {
 }
 
 fn counts(fs: &[Finding]) -> Counts {
-    let mut c = Counts::default();
-    for f in fs {
-        match f.severity() {
-            Severity::Error => c.error += 1,
-            Severity::Warning => c.warning += 1,
-            Severity::Info => c.info += 1,
-        }
+    let [error, warning, info] = count_by_severity(fs);
+    Counts {
+        error,
+        warning,
+        info,
     }
-    c
 }
 
 /// The JSON document (`fabric-audit/diff/v1`) of a review.

@@ -9,7 +9,7 @@
 use super::html_svg;
 use super::input::{Review, Scope};
 use super::spill::Out;
-use crate::finding::{Finding, Severity};
+use crate::finding::{Finding, Severity, count_by_severity};
 use crate::report::input::Waived;
 use sha2::{Digest, Sha256};
 use std::fmt::Write;
@@ -127,30 +127,21 @@ fn header(s: &mut String, r: &Review) {
         let _ = write!(s, "<th class=\"sev sev-{0}\">{0}</th>", sev.as_str());
     }
     s.push_str("<th>total</th></tr></thead><tbody>\n");
-    // Each class counted per severity as it is read (the waived findings were copied to be
-    // counted: issue 19).
-    let count = |fs: &mut dyn Iterator<Item = &Finding>| {
-        let mut n = [0usize; 3];
-        for f in fs {
-            match f.severity() {
-                Severity::Error => n[0] += 1,
-                Severity::Warning => n[1] += 1,
-                Severity::Info => n[2] += 1,
-            }
-        }
-        n
-    };
-    let waived = count(&mut r.waived.iter().map(|w| &w.finding));
+    let waived = count_by_severity(r.waived.iter().map(|w| &w.finding));
     let classes: Vec<(&str, &str, [usize; 3])> = if r.is_change() {
         vec![
-            ("new", "new", count(&mut r.new.iter())),
-            ("fixed", "fixed", count(&mut r.fixed.iter())),
-            ("unchanged", "unchanged", count(&mut r.unchanged.iter())),
+            ("new", "new", count_by_severity(r.new.iter())),
+            ("fixed", "fixed", count_by_severity(r.fixed.iter())),
+            (
+                "unchanged",
+                "unchanged",
+                count_by_severity(r.unchanged.iter()),
+            ),
             ("waived", "waived", waived),
         ]
     } else {
         vec![
-            ("new", "findings", count(&mut r.new.iter())),
+            ("new", "findings", count_by_severity(r.new.iter())),
             ("waived", "waived", waived),
         ]
     };

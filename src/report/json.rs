@@ -1,6 +1,6 @@
 //! The JSON report (README.md "The report", schema `fabric-audit/report/v1`).
 
-use crate::finding::{Finding, Severity};
+use crate::finding::{Finding, count_by_severity};
 use crate::model::{FileParse, ParseStatus};
 use crate::report::input::Audit;
 use serde::Serialize;
@@ -64,14 +64,12 @@ pub fn summary(a: &Audit) -> Summary {
 /// [`summary`] with the number of root-cause groups already counted (grouping again would
 /// hold a second grouping of every finding while the caller's is live).
 pub fn summary_with(a: &Audit, causes: usize) -> Summary {
-    let mut findings = Counts::default();
-    for f in &a.findings {
-        match f.severity() {
-            Severity::Error => findings.error += 1,
-            Severity::Warning => findings.warning += 1,
-            Severity::Info => findings.info += 1,
-        }
-    }
+    let [error, warning, info] = count_by_severity(&a.findings);
+    let findings = Counts {
+        error,
+        warning,
+        info,
+    };
     let mut parse = ParseCounts::default();
     for p in a.fabric.devices.iter().flat_map(|d| &d.parse) {
         match p.status {

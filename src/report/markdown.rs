@@ -5,7 +5,7 @@
 //! between rows, with an honest note of what was left out.
 
 use super::input::Review;
-use crate::finding::{Finding, Severity};
+use crate::finding::{Finding, Severity, count_by_severity};
 
 /// GitHub comments hold at most 65536 characters; leave room for a wrapper.
 pub const MAX_BYTES: usize = 60_000;
@@ -272,29 +272,18 @@ fn cut_note(cut: &Cut, room: usize) -> String {
 }
 
 fn counts_table(r: &Review) -> String {
-    // Counted as the findings are read: a copy of the findings to count them, then a list of
-    // references to them (8 bytes a finding), were the peak of a markdown report of many
-    // findings (issue 19).
-    let count = |fs: &mut dyn Iterator<Item = &Finding>| {
-        let mut n = [0usize; 3];
-        for f in fs {
-            match f.severity() {
-                Severity::Error => n[0] += 1,
-                Severity::Warning => n[1] += 1,
-                Severity::Info => n[2] += 1,
-            }
-        }
-        n
-    };
     let mut rows: Vec<(&str, [usize; 3])> = Vec::new();
     if r.is_change() {
-        rows.push(("new", count(&mut r.new.iter())));
-        rows.push(("fixed", count(&mut r.fixed.iter())));
-        rows.push(("unchanged", count(&mut r.unchanged.iter())));
+        rows.push(("new", count_by_severity(r.new.iter())));
+        rows.push(("fixed", count_by_severity(r.fixed.iter())));
+        rows.push(("unchanged", count_by_severity(r.unchanged.iter())));
     } else {
-        rows.push(("findings", count(&mut r.new.iter())));
+        rows.push(("findings", count_by_severity(r.new.iter())));
     }
-    rows.push(("waived", count(&mut r.waived.iter().map(|w| &w.finding))));
+    rows.push((
+        "waived",
+        count_by_severity(r.waived.iter().map(|w| &w.finding)),
+    ));
     let mut out = table_line(
         ["", "error", "warning", "info"]
             .map(String::from)
