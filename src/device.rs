@@ -192,8 +192,10 @@ fn build_device_timed(
                 status: ParseStatus::Failed,
                 unrecognized: vec![],
                 undefined: vec![],
+                undefined_not_listed: 0,
                 gaps: vec![],
                 conflicts: vec![],
+                conflicts_not_listed: 0,
                 error: Some(format!("unknown platform ({reason})")),
             });
         }
@@ -215,8 +217,10 @@ fn build_device_timed(
                 status: ParseStatus::Failed,
                 unrecognized: vec![],
                 undefined: vec![],
+                undefined_not_listed: 0,
                 gaps: vec![],
                 conflicts: vec![],
+                conflicts_not_listed: 0,
                 error: Some(format!(
                     "no vendor parser for platform {pid:?} (known: {})",
                     parsers
@@ -275,8 +279,10 @@ fn build_device_timed(
                     status: ParseStatus::Failed,
                     unrecognized: vec![],
                     undefined: vec![],
+                    undefined_not_listed: 0,
                     gaps: vec![],
                     conflicts: vec![],
+                    conflicts_not_listed: 0,
                     error: Some(e.clone()),
                 });
                 continue;
@@ -297,14 +303,18 @@ fn build_device_timed(
             parsed,
         });
     }
-    let notes = platform::build(&pid, &mut dev, &outputs);
+    let mut notes = platform::build(&pid, &mut dev, &outputs);
     for (i, o) in outputs.iter_mut().enumerate() {
-        let undefined: Vec<_> = notes
-            .undefined
-            .iter()
-            .filter(|(k, _)| *k == i)
+        // The first LISTED_PER_FILE, the rest counted (issue 19: a reference of ~90 bytes,
+        // ~500 once a rule reads it, from each 33-byte `service-policy` line naming a policy
+        // that does not exist).
+        let mine = notes.undefined.iter().filter(|(k, _)| *k == i);
+        let total = mine.clone().count();
+        let undefined: Vec<_> = mine
+            .take(crate::model::LISTED_PER_FILE)
             .map(|(_, u)| u.clone())
             .collect();
+        let undefined_not_listed = (total - undefined.len()) as u64;
         // Moved, not copied: a file of short unrecognized lines held them twice.
         let mut unrecognized = std::mem::take(&mut o.parsed.unrecognized);
         // Exactly: growing a full list of a million short lines doubles it.
@@ -333,6 +343,13 @@ fn build_device_timed(
             .filter(|(k, _)| *k == i)
             .map(|(_, u)| u.clone())
             .collect();
+        // Moved, not copied (each output has at most one entry).
+        let conflicts = notes
+            .conflicts
+            .iter_mut()
+            .find(|(k, _)| *k == i)
+            .map(|(_, f)| std::mem::take(f))
+            .unwrap_or_default();
         dev.parse.push(FileParse {
             device: dev.name.clone(),
             file: o.file.to_string(),
@@ -345,13 +362,10 @@ fn build_device_timed(
             status,
             unrecognized,
             undefined,
+            undefined_not_listed,
             gaps,
-            conflicts: notes
-                .conflicts
-                .iter()
-                .filter(|(k, _)| *k == i)
-                .map(|(_, c)| c.clone())
-                .collect(),
+            conflicts: conflicts.listed,
+            conflicts_not_listed: conflicts.not_listed,
             error: o.parsed.error.clone(),
         });
     }

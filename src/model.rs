@@ -8,6 +8,31 @@
 //! "could not decide". Serialized with sources (see [`with_sources`]), each value carries its
 //! provenance, which is how findings point at `configs/leaf1.cfg:214`.
 
+/// `boxed_part!(Outer, field, Inner)`: `Outer` reads and writes the fields of `Inner` as its
+/// own (`Deref`, `DerefMut`) though it holds them as `field: Option<Box<Inner>>`, allocated
+/// on the first write; until then they read as `Inner::default()` (one static copy). For
+/// records most of which set none of those fields (issue 19: a port's details, a bare
+/// `interface` or `class` line), 8 bytes instead of all of them.
+#[macro_export]
+macro_rules! boxed_part {
+    ($outer:ty, $field:ident, $inner:ty) => {
+        impl std::ops::Deref for $outer {
+            type Target = $inner;
+            fn deref(&self) -> &$inner {
+                static NONE: std::sync::LazyLock<$inner> =
+                    std::sync::LazyLock::new(<$inner>::default);
+                self.$field.as_deref().unwrap_or(&NONE)
+            }
+        }
+
+        impl std::ops::DerefMut for $outer {
+            fn deref_mut(&mut self) -> &mut $inner {
+                self.$field.get_or_insert_with(Box::default)
+            }
+        }
+    };
+}
+
 pub mod eight;
 pub mod file_name;
 pub mod maps;
@@ -241,6 +266,10 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+fn is_zero_u64(n: &u64) -> bool {
+    *n == 0
+}
+
 /// At most this many interfaces are read per device. A port costs the model a few KiB (its
 /// QoS maps, queues and priority groups, each value with its source) and a config can declare
 /// one in 20 bytes (`interface Ethernet9/9`), so without a bound one 64 MiB file in a pull
@@ -403,21 +432,8 @@ pub struct PortDetails {
     pub nic: Option<Box<Nic>>,
 }
 
-impl std::ops::Deref for Interface {
-    type Target = PortDetails;
-    /// The port's details; all unknown (one static blank copy) until one is written.
-    fn deref(&self) -> &PortDetails {
-        static NONE: std::sync::LazyLock<PortDetails> =
-            std::sync::LazyLock::new(PortDetails::default);
-        self.details.as_deref().unwrap_or(&NONE)
-    }
-}
-
-impl std::ops::DerefMut for Interface {
-    fn deref_mut(&mut self) -> &mut PortDetails {
-        self.details.get_or_insert_with(Box::default)
-    }
-}
+// The port's details; all unknown until one is written.
+crate::boxed_part!(Interface, details, PortDetails);
 
 impl PortDetails {
     /// Nothing in it is known (as the blank copy).
@@ -1296,6 +1312,11 @@ pub struct UndefinedRef {
     pub line: u32,
 }
 
+/// Undefined references, and conflicts, listed per file ([`FileParse`]); the rest are counted
+/// (`undefined_not_listed`, `conflicts_not_listed`). Enough to show what a broken file gets
+/// wrong, and a bound on what a file of thousands of such lines costs (issue 19).
+pub const LISTED_PER_FILE: usize = 64;
+
 /// One thing a file defines twice, differently (PARSE012): the first definition and the
 /// conflicting one, each with its line.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -1320,6 +1341,9 @@ pub struct FileParse {
     pub unrecognized: Vec<Unrecognized>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub undefined: Vec<UndefinedRef>,
+    /// References found past the [`LISTED_PER_FILE`] listed.
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub undefined_not_listed: u64,
     /// Names the file uses that only an output that was not collected would resolve (a host's
     /// RDMA device with no device → netdev map): a collection gap (PARSE011), not an undefined
     /// reference.
@@ -1328,6 +1352,9 @@ pub struct FileParse {
     /// Definitions that contradict each other (see `crate::platform::conflicts`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conflicts: Vec<Conflict>,
+    /// Conflicts found past the [`LISTED_PER_FILE`] listed.
+    #[serde(skip_serializing_if = "is_zero_u64")]
+    pub conflicts_not_listed: u64,
     /// Why the file failed, when it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

@@ -240,10 +240,16 @@ struct FileParse {
     unrecognized: Vec<Unrecognized>,
     #[serde(default)]
     undefined: Vec<UndefinedRef>,
+    /// References found past the 64 listed.
+    #[serde(default)]
+    undefined_not_listed: u64,
     #[serde(default)]
     gaps: Vec<UndefinedRef>,
     #[serde(default)]
     conflicts: Vec<Conflict>,
+    /// Conflicts found past the 64 listed.
+    #[serde(default)]
+    conflicts_not_listed: u64,
     #[serde(default)]
     error: Option<String>,
 }

@@ -56,6 +56,40 @@ fn lossless_stanza(platform: &str, i: usize) -> Option<String> {
     }
 }
 
+/// (the command, a head, the line numbered `i`): see [`conflict_lines`].
+type ConflictLines = (&'static str, &'static str, fn(usize) -> String);
+
+/// Lines each of which contradicts an earlier one (PARSE012), for the platforms that check
+/// conflicts: (the command whose output they are, a head declaring what they name, the line
+/// numbered `i`). Before issue 19's bound, one NX-OS policy of two classes matching
+/// `dscp 0-63` was 64 conflicts of ~400 bytes from 45 bytes.
+fn conflict_lines(platform: &str) -> Option<ConflictLines> {
+    match platform {
+        "nxos" => Some((
+            "running-config",
+            "class-map type qos match-any A\n  match dscp 0-63\n\
+             class-map type qos match-any B\n  match dscp 0-63\n",
+            |i| format!("policy-map type qos P{i}\n  class A\n  class B\n"),
+        )),
+        "eos" => Some(("running-config", "", |i| {
+            let (a, b) = (i / 64 + 1, i % 64 + 1);
+            format!(
+                "interface Ethernet{a}/{b}\n   service-policy type qos input A\n   \
+                 service-policy type qos input B\n"
+            )
+        })),
+        "cumulus" => Some(("traffic-conf", "", |i| {
+            let all: Vec<String> = (0..64).map(|v| v.to_string()).collect();
+            format!(
+                "traffic.cos_{}.priority_source.dscp = [{}]\n",
+                i % 8,
+                all.join(",")
+            )
+        })),
+        _ => None,
+    }
+}
+
 /// `text` repeated to `size` bytes; in copy k every word that starts with a letter and holds
 /// a digit gets `k` appended to its last digit run (`Ethernet1/1` → `Ethernet1/17`), so each
 /// copy names new interfaces instead of repeating the first copy's.
@@ -182,8 +216,33 @@ pub fn cases(target: &str, root: &Path, size: usize) -> Vec<Case> {
         }
         v
     };
+    // `prefix` + the command's selector (its place among the platform's commands, after
+    // the config's 0) + the conflicting lines.
+    let conflicts = |platform: &str, prefix: &[u8]| -> Option<Case> {
+        let (id, head, line) = conflict_lines(platform)?;
+        let selector = if id == config_id(platform) {
+            0
+        } else {
+            let ids = super::parsers()
+                .platforms
+                .iter()
+                .find(|x| x.id == platform)?
+                .commands
+                .iter()
+                .position(|c| c.id == id)?;
+            u8::try_from(ids + 1).ok()?
+        };
+        let mut start = prefix.to_vec();
+        start.push(selector);
+        start.extend_from_slice(head.as_bytes());
+        Some(Case {
+            name: "conflicts".into(),
+            data: fill(&start, size, &line),
+        })
+    };
     if let Some(p) = target.strip_prefix("platform_") {
         let mut v = platform_cases(p, &[0]);
+        v.extend(conflicts(p, &[]));
         let ids: Vec<String> = super::parsers()
             .platforms
             .iter()
@@ -215,6 +274,7 @@ pub fn cases(target: &str, root: &Path, size: usize) -> Vec<Case> {
                     .into_iter()
                     .filter(|c| c.name == "stanzas" || c.name.starts_with("replicated"))
                     .chain(lossless)
+                    .chain(conflicts(p, &prefix[..1]))
                     .map(move |mut c| {
                         c.name = format!("{p} {}", c.name);
                         c

@@ -53,8 +53,9 @@ pub struct BuildNotes {
     /// Lines the engine matched but the module could not read (an `interface` range it cannot
     /// expand): reported as unrecognized lines of their file, which then is `partial`.
     pub unrecognized: Vec<(usize, Unrecognized)>,
-    /// Definitions of one file that contradict each other (see `conflicts`).
-    pub conflicts: Vec<(usize, crate::model::Conflict)>,
+    /// Definitions of one file that contradict each other (see `conflicts`): (index into the
+    /// outputs slice, the file's conflicts), for the files that have any.
+    pub conflicts: Vec<(usize, conflicts::Found)>,
     /// Positions in `unrecognized` of the lines [`BuildNotes::not_read`] reported, their text
     /// not yet read (`text` holds why until then).
     not_read: Vec<usize>,

@@ -156,8 +156,9 @@ pub fn parse_status(a: &Audit, color: bool, width: usize) -> Option<Table> {
                 if let Some(u) = p.unrecognized.first() {
                     let _ = write!(d, ", first at line {}: {}", u.line, u.text);
                 }
-                if !p.undefined.is_empty() {
-                    let _ = write!(d, "; {} undefined reference(s)", p.undefined.len());
+                let undefined = p.undefined.len() as u64 + p.undefined_not_listed;
+                if undefined > 0 {
+                    let _ = write!(d, "; {undefined} undefined reference(s)");
                 }
                 d
             }

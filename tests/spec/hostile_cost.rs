@@ -1039,3 +1039,96 @@ fn nxos_ranges_past_the_port_bound_are_counted_once_not_held() {
         "{message}"
     );
 }
+
+/// The PARSE012 findings of `v`.
+fn parse_findings<'a>(v: &'a serde_json::Value, rule: &str) -> Vec<&'a serde_json::Value> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .collect()
+}
+
+/// Issue 19 (memory within 20 times the input): one line of `class` or `match dscp 0-63` was
+/// up to 64 conflicts of ~400 bytes each, with no bound: a 42 KB NX-OS file the fuzzer wrote
+/// held 4,800 (1.9 MB by `fuzz_smoke platform_nxos --input`, 0.27 MB now). The values of one
+/// line that collide with one earlier line are one conflict, and a file lists its first 64
+/// conflicts and counts the rest, in the finding's message and its evidence.
+#[test]
+fn conflicts_are_grouped_by_line_and_listed_64_per_file() {
+    let head = "hostname sw1\n\
+        class-map type qos match-any A\n  match dscp 0-63\n\
+        class-map type qos match-any B\n  match dscp 0-7,46\n";
+    // One policy: B's line 5 collides with A's line 3 on 9 values, one conflict.
+    let one = format!("{head}policy-map type qos P0\n  class A\n  class B\n");
+    let (_, v) = audit_one_switch("conflicts-grouped", "nxos", &one);
+    let f = parse_findings(&v, "PARSE012");
+    assert_eq!(f.len(), 1, "{}", v["findings"]);
+    let c = f[0]["evidence"]["conflicts"].as_array().unwrap();
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(c[0]["what"], "DSCP 0-7,46 in policy-map type qos P0");
+    assert_eq!((&c[0]["first_line"], &c[0]["line"]), (&3.into(), &5.into()));
+    assert_eq!(
+        (&c[0]["first"], &c[0]["value"]),
+        (&"class A".into(), &"class B".into())
+    );
+    assert!(
+        f[0]["evidence"].get("conflicts_not_listed").is_none(),
+        "{}",
+        f[0]
+    );
+    assert_eq!(
+        f[0]["message"],
+        "configs/sw1.cfg: DSCP 0-7,46 in policy-map type qos P0 is class A (line 3) and \
+         class B (line 5)"
+    );
+    // 100 policies, one conflict each: 64 listed, 36 counted.
+    let mut many = head.to_string();
+    for i in 0..100 {
+        many.push_str(&format!("policy-map type qos P{i}\n  class A\n  class B\n"));
+    }
+    let (_, v) = audit_one_switch("conflicts-listed", "nxos", &many);
+    let f = parse_findings(&v, "PARSE012");
+    assert_eq!(f.len(), 1, "{}", v["findings"]);
+    let c = f[0]["evidence"]["conflicts"].as_array().unwrap();
+    assert_eq!(c.len(), 64, "{c:?}");
+    assert_eq!(c[63]["what"], "DSCP 0-7,46 in policy-map type qos P63");
+    assert_eq!(f[0]["evidence"]["conflicts_not_listed"], 36, "{}", f[0]);
+    let m = f[0]["message"].as_str().unwrap();
+    assert!(m.ends_with("; and 36 more, not listed"), "{m}");
+}
+
+/// Issue 19: each `service-policy` line naming a policy the file never defines was an
+/// undefined reference of ~90 bytes, ~500 once PARSE002 read it, from 33 bytes; a file of
+/// them was 22.8 times its size in a whole audit (`fuzz_smoke --adversarial 65536 reports`,
+/// "eos conflicts"; 18.8 now). A file lists its first 64 and counts the rest, in the
+/// message, the evidence and the table.
+#[test]
+fn undefined_references_are_listed_64_per_file() {
+    let mut text = String::from("hostname sw1\n");
+    for i in 1..=80 {
+        text.push_str(&format!(
+            "interface Ethernet{i}\n   service-policy type qos input MISSING{i}\n"
+        ));
+    }
+    let (_, v) = audit_one_switch("undefined-listed", "eos", &text);
+    let f = parse_findings(&v, "PARSE002");
+    assert_eq!(f.len(), 1, "{}", v["findings"]);
+    let u = f[0]["evidence"]["undefined"].as_array().unwrap();
+    assert_eq!(u.len(), 64, "{u:?}");
+    assert_eq!(
+        (&u[0]["name"], &u[0]["line"]),
+        (&"MISSING1".into(), &3.into())
+    );
+    assert_eq!(u[63]["name"], "MISSING64");
+    assert_eq!(f[0]["evidence"]["undefined_not_listed"], 16, "{}", f[0]);
+    let m = f[0]["message"].as_str().unwrap();
+    assert!(
+        m.ends_with(", and 16 more, not listed, never defined"),
+        "{m}"
+    );
+    let table = audit_one_switch_with("undefined-table", "eos", &text, &["--format", "table"]);
+    let out = String::from_utf8_lossy(&table.out.stdout);
+    assert!(out.contains("80 undefined reference(s)"), "{out}");
+}

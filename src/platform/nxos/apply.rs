@@ -57,20 +57,29 @@ use std::collections::BTreeSet;
 struct Undef {
     full: bool,
     list: Vec<(usize, UndefinedRef)>,
+    /// The references listed, as (output, line, kind, name) hashes: a scan of the list for
+    /// each reference was quadratic in a file of `service-policy` lines naming no policy
+    /// (issue 19).
+    seen: std::collections::HashSet<u64>,
 }
 
 impl Undef {
     fn add(&mut self, out: usize, src: &Src, kind: &str, name: &str) {
+        use std::hash::{Hash, Hasher};
         if !self.full {
             return;
         }
-        let r = UndefinedRef {
-            kind: kind.to_string(),
-            name: name.to_string(),
-            line: src.line,
-        };
-        if !self.list.iter().any(|(o, x)| *o == out && *x == r) {
-            self.list.push((out, r));
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (out, src.line, kind, name).hash(&mut h);
+        if self.seen.insert(h.finish()) {
+            self.list.push((
+                out,
+                UndefinedRef {
+                    kind: kind.to_string(),
+                    name: name.to_string(),
+                    line: src.line,
+                },
+            ));
         }
     }
 }
@@ -637,6 +646,7 @@ pub fn apply(dev: &mut Device, cfg: &Config, notes: &mut BuildNotes) {
     let mut undef = Undef {
         full: cfg.full,
         list: Vec::new(),
+        seen: Default::default(),
     };
     check_references(cfg, &mut undef);
     let nq = network_qos(cfg);
