@@ -370,7 +370,18 @@ fn header_key(text: &str, h: &Header) -> Result<Option<HeaderKey>, Error> {
             ..e
         });
     }
-    Ok(header_key_parsed(h, line))
+    match header_key_parsed(h, line) {
+        Some(k) => Ok(Some(k)),
+        // A header line that is not a document by itself has a key toml's decoder refuses
+        // (a NUL in a bare key): the document is in error, so it need not be read whole
+        // (issue 19: toml's tree of a whole malformed inventory, 96 times its size, was built
+        // only to name that error). toml names the first error it meets: one before this
+        // header comes first (`Plan::HeaderFailed`).
+        None => match DeTable::parse(line) {
+            Err(e) => Err(Error::from_toml(&e, h.start)),
+            Ok(_) => Ok(None),
+        },
+    }
 }
 
 fn header_key_parsed(h: &Header, line: &str) -> Option<HeaderKey> {
@@ -1115,6 +1126,26 @@ mod tests {
         // A long header the decoder accepts is read as before.
         same(&format!("[{}]\nx = 1\n", "a".repeat(9_000)));
         same(&format!("[\"{}\"]\nx = 1\n", "y".repeat(9_000)));
+    }
+
+    /// Issue 19: a short header line whose key toml's decoder refuses (a NUL in a bare key,
+    /// as the `inventory_toml` fuzz run wrote one) made the document unfit for pieces, and it
+    /// was read whole by toml (its tree 96 times the text) only to name the error. Such a
+    /// header now fails the plan like a long one, with toml's own first error.
+    #[test]
+    fn short_header_lines_with_undecodable_keys_fail_as_toml_says() {
+        let tables = "[[device]]\nname = \"a\"\n[[link]]\na = \"x:1\"\n".repeat(50);
+        for header in ["[[link\0dev]]", "[dev\u{1}ice]"] {
+            let text = format!("{tables}{header}\n[[device]]\nname = \"b\"\n");
+            assert!(
+                matches!(plan(&text), Plan::HeaderFailed { .. }),
+                "{header:?}"
+            );
+            same(&text);
+            same(&format!("{header}\n"));
+            // An earlier decoding error is named first.
+            same(&format!("a = 1\na = 2\n{text}"));
+        }
     }
 
     #[derive(Debug, Deserialize)]

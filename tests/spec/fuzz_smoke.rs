@@ -298,3 +298,28 @@ fn the_nxos_reader_holds_no_port_past_the_device_bound() {
         "{peak} bytes at peak for a device of 1,046 ports"
     );
 }
+
+/// Issue 19: an inventory whose header line has a key toml refuses (a NUL in it, as the
+/// `inventory_toml` fuzz run wrote) was read whole by toml only to name that error, its tree
+/// 96 times the text at every size (a 75 KB inventory: 7.3 MB). It fails on that header
+/// now, with toml's own error, reading the text before it in pieces: within 20 times.
+#[test]
+fn an_inventory_with_an_undecodable_header_stays_within_20_times() {
+    let mut input = String::new();
+    for i in 0..1_000 {
+        input.push_str(&format!(
+            "[[device]]\nname = \"leaf{i}\"\nplatform = \"sonic\"\n[[link]]\na = \"gpu{i}:eth2\"\nb = \"leaf{i}:Ethernet0\"\ncable_m = 3\n"
+        ));
+    }
+    input.push_str("[[link\0dev]]\nname = \"x\"\n");
+    let peak = peak_of(
+        "inventory_toml",
+        "inventory-undecodable-header",
+        input.as_bytes(),
+    );
+    assert!(
+        peak <= 20 * input.len(),
+        "{peak} bytes at peak for {} bytes",
+        input.len()
+    );
+}
