@@ -24,6 +24,7 @@ mod cli;
 mod cli_range;
 mod db;
 mod show;
+mod voq;
 
 use super::registry::{Read, reader, unread};
 use super::{BuildNotes, Output};
@@ -83,6 +84,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     for o in outs.iter().filter(|o| o.cmd.id == "pg-profile-lookup") {
         ini.read(o);
     }
+    voq::localize(&mut cfg, &dev.name, &mut notes);
     apply::apply(dev, &cfg, &ini, &mut notes);
     // Operational outputs after the config.
     super::read_shows(dev, outs, SHOWS);

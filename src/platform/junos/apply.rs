@@ -352,14 +352,40 @@ fn breakout_parent<'a>(
         return Some(s);
     }
     let sub = format!("{name}:");
-    if names
+    let mut subs = names
         .range(sub.clone()..)
-        .next()
-        .is_some_and(|(n, _)| n.starts_with(&sub))
-    {
-        return c.src.as_ref();
+        .take_while(|(n, _)| n.starts_with(&sub))
+        .peekable();
+    subs.peek()?;
+    // Pre-provisioned placeholders (`et-0/0/0:0 { disable; }` .. `:7`, as Apstra and the JVD
+    // configs write for every port, channelized or not) beside a parent with its own MTU,
+    // units or bundle do not channelize it: the parent is the port (issue 46 item 5).
+    if carries_own_config(c) && subs.all(|(_, s)| is_placeholder(s)) {
+        return None;
     }
-    None
+    c.src.as_ref()
+}
+
+/// An interface whose only statement is `disable;`.
+fn is_placeholder(c: &IfConf) -> bool {
+    let m = c.more();
+    c.mtu.is_none()
+        && m.disable.is_some()
+        && m.inet_mtu.is_none()
+        && m.vlan_tagging.is_none()
+        && m.speed.is_none()
+        && m.lag.is_none()
+        && m.flow_control.is_none()
+        && m.rx_buffers.is_none()
+        && m.tx_buffers.is_none()
+        && m.families.is_empty()
+        && m.sub_ports.is_none()
+}
+
+/// An interface that says something of its own traffic: an MTU, a unit family, a bundle.
+fn carries_own_config(c: &IfConf) -> bool {
+    let m = c.more();
+    c.mtu.is_some() || m.inet_mtu.is_some() || !m.families.is_empty() || m.lag.is_some()
 }
 
 /// Physical and aggregate interfaces with their range statements merged in, without breakout
@@ -1046,7 +1072,12 @@ fn apply_queues<'c>(
         let ssrc = s.src.clone().unwrap_or_else(|| sref.src.clone());
         q.scheduler = match &s.priority {
             // QFX priorities: strict-high is strict priority; the others share by weight.
-            Some(p) if p.v == "strict-high" || p.v == "high" => known("strict".into(), &p.src),
+            // `low-latency` (ACX/MX) is served "before any other priority queue, including
+            // strict-high" [V Juniper "Transmission Priority Scheduling",
+            // https://juniper.net/documentation/us/en/software/junos/cos/topics/concept/schedulers-priority-overview-cos-config-guide.html].
+            Some(p) if matches!(p.v.as_str(), "strict-high" | "high" | "low-latency") => {
+                known("strict".into(), &p.src)
+            }
             Some(p) => known("dwrr".into(), &p.src),
             // `priority low` by default [R Junos scheduler default].
             None => default_of("dwrr".into(), Some(&ssrc)),

@@ -174,6 +174,10 @@ pub(super) struct CosIf {
     /// Classifier type (dscp, ieee-802.1, ...) → name, on unit 0 / unit *.
     pub(super) classifiers: BTreeMap<String, At<String>>,
     pub(super) rewrites: BTreeMap<String, At<String>>,
+    /// Where each binding of `classifiers`/`rewrites` was made, (is a classifier, type) →
+    /// level: 2 unit 0 or `unit *`, 1 another unit, 0 the physical interface. A higher level
+    /// replaces a lower one.
+    pub(super) bind_levels: BTreeMap<(bool, String), u8>,
     /// Fixed classification (`forwarding-class NAME` on the interface or unit 0 / `unit *`).
     pub(super) fixed_fc: Option<At<String>>,
 }
@@ -723,17 +727,19 @@ impl Config {
                         name,
                         ..,
                     ] => {
-                        // Logical-interface QoS of unit 0 or `unit *` stands for the port.
-                        if *unit != "0" && *unit != "*" {
-                            return;
-                        }
-                        bind_code_map(ci, &mut self.refs, kind, ty, name, src, true);
+                        // Logical-interface QoS of unit 0 or `unit *` stands for the port;
+                        // a classifier on another unit (the RoCE VLAN unit of a
+                        // `vlan-tagging` port, `unit 100 classifiers dscp C1`) classifies the
+                        // port's traffic on that unit, and stands for the port where unit 0
+                        // binds nothing (issue 46 item 6).
+                        let level = if *unit == "0" || *unit == "*" { 2 } else { 1 };
+                        bind_code_map(ci, &mut self.refs, kind, ty, name, src, level);
                     }
                     // On the physical interface (QFX): applies to its logical interfaces, as in
                     // Juniper's 5-stage JVD compute leaf (`et-0/0/48 { classifiers { dscp ...; }
                     // rewrite-rules { dscp ...; } }`); a unit's own binding wins.
                     [kind @ ("classifiers" | "rewrite-rules"), ty, name, ..] => {
-                        bind_code_map(ci, &mut self.refs, kind, ty, name, src, false);
+                        bind_code_map(ci, &mut self.refs, kind, ty, name, src, 0);
                     }
                     _ => {}
                 }
@@ -743,8 +749,10 @@ impl Config {
     }
 }
 
-/// A classifier or rewrite rule bound to a class-of-service interface: `unit` (unit 0 or `*`)
-/// replaces what is there; a physical-interface binding fills only what no unit gave.
+/// A classifier or rewrite rule bound to a class-of-service interface at `level` (2: unit 0 or
+/// `*`, 1: another unit, 0: the physical interface): unit 0 replaces what is there; another
+/// unit replaces a physical-interface binding and keeps the first other unit's; a
+/// physical-interface binding fills only what no unit gave.
 fn bind_code_map(
     ci: &mut CosIf,
     refs: &mut Vec<(&'static str, String, Src)>,
@@ -752,9 +760,10 @@ fn bind_code_map(
     ty: &str,
     name: &str,
     src: &Src,
-    unit: bool,
+    level: u8,
 ) {
-    let slot = if kind == "classifiers" {
+    let is_classifier = kind == "classifiers";
+    let slot = if is_classifier {
         &mut ci.classifiers
     } else {
         &mut ci.rewrites
@@ -763,10 +772,15 @@ fn bind_code_map(
         v: name.to_string(),
         src: src.clone(),
     };
-    if unit {
+    let key = (is_classifier, ty.to_string());
+    let had = ci.bind_levels.get(&key).copied();
+    let replace = match had {
+        None => true,
+        Some(h) => level > h || (level == 2 && h == 2),
+    };
+    if replace {
         slot.insert(ty.to_string(), bound);
-    } else {
-        slot.entry(ty.to_string()).or_insert(bound);
+        ci.bind_levels.insert(key, level);
     }
     if name != "default" {
         let what = if kind == "classifiers" {
