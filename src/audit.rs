@@ -1,6 +1,7 @@
 //! The offline audit: snapshot folder in, model and findings out.
 
 mod probe_tie;
+mod scope_what_if;
 pub mod undecided;
 
 use crate::fabric::assemble;
@@ -284,6 +285,7 @@ fn finish_rules(
     probes: Vec<Probe>,
     waiver_text: Option<(String, String)>,
 ) -> Result<Audit> {
+    scope_what_if::fill(rules, &mut fabric);
     let (mut findings, mut passes) =
         crate::rules::eval::evaluate_in_place(rules, &mut fabric, &|_| true);
     if !probes.is_empty() {

@@ -428,10 +428,28 @@ pub fn match_port(peer: &Device, nb: &LldpNeighbor) -> Option<(String, &'static 
 }
 
 /// The port's configuration sets its MTU (not the platform's default).
-fn mtu_stated(i: &Interface) -> bool {
-    [&i.mtu_raw, &i.mtu]
+/// A port at the platform's default MTU (no line states one) where that default is below
+/// [`JUMBO_MTU`] (NX-OS, Junos, Onyx, EOS: 1500; not Cumulus 9216 nor SONiC 9100).
+fn at_small_default_mtu(i: &Interface) -> bool {
+    let stated = [&i.mtu_raw, &i.mtu]
         .iter()
-        .any(|m| m.as_ref().is_some_and(|m| !m.default))
+        .any(|m| m.as_ref().is_some_and(|m| !m.default));
+    !stated && i.mtu.as_ref().is_none_or(|m| m.value < JUMBO_MTU)
+}
+
+/// Names, the first few, then how many more.
+fn name_list(names: &[&str]) -> String {
+    const SHOWN: usize = 8;
+    let mut s = names
+        .iter()
+        .take(SHOWN)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > SHOWN {
+        s.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    s
 }
 
 /// Decide which ports are expected to carry RoCE with no `[policy] roce_ports` (see
@@ -441,12 +459,59 @@ pub fn mark_roce_ports(devices: &mut [Device], links: &[Link]) {
 }
 
 /// A port's own lossless settings, stated in its configuration (not a platform default): PFC
-/// enabled (mode on or auto), else a lossless priority group or ECN marking on the RoCE queue.
+/// enabled, else a lossless priority group or ECN marking on the RoCE queue. PFC `auto` is the
+/// platform default that NX-OS `show running-config all` prints on every port and that Onyx
+/// shows as `PFC admin Auto`: it states no intent unless DCBX negotiated PFC on (the port
+/// reports PFC operationally on), so a port in `auto` with PFC off is not a RoCE port by it.
 fn pfc_stated_on(i: &Interface) -> bool {
-    i.pfc
-        .mode
-        .as_ref()
-        .is_some_and(|m| !m.default && m.value != "off")
+    let Some(m) = i.pfc.mode.as_ref().filter(|m| !m.default) else {
+        return false;
+    };
+    match m.value.as_str() {
+        "on" => true,
+        "auto" => [&i.pfc.rx, &i.pfc.tx]
+            .iter()
+            .any(|v| v.as_ref().is_some_and(|v| v.value && !v.default)),
+        _ => false,
+    }
+}
+
+/// The IP MTU from which a port carries jumbo frames: a RoCE port of a 4096-byte RDMA MTU
+/// fabric needs more than 4096 + headers, and every lossless design guide this project cites
+/// runs 9000 or more.
+const JUMBO_MTU: u32 = 9000;
+
+/// How many left-out ports a device names (in TOPO006's text and with a TOPO007 note each);
+/// the others are counted.
+const LEFT_OUT_NAMED: usize = 64;
+
+/// The lossless binding a port carries and its line: a lossless priority group, ECN marking,
+/// or the device's lossless mode.
+fn lossless_binding(
+    i: &Interface,
+    mode: Option<&crate::model::Sourced<String>>,
+) -> (String, Option<Src>) {
+    if let Some(p) = i
+        .pgs
+        .iter()
+        .find(|p| p.lossless.as_ref().is_some_and(|l| !l.default && l.value))
+    {
+        let src = p.lossless.as_ref().and_then(|l| l.src.clone());
+        return (format!("lossless priority group {}", p.id), src);
+    }
+    if let Some(q) = i.queues.iter().find(|q| {
+        q.ecn
+            .enabled
+            .as_ref()
+            .is_some_and(|e| !e.default && e.value)
+    }) {
+        let src = q.ecn.enabled.as_ref().and_then(|e| e.src.clone());
+        return (format!("ECN marking on queue {}", q.id), src);
+    }
+    match mode {
+        Some(m) => (format!("the switch's `{}`", m.value), m.src.clone()),
+        None => ("lossless settings".into(), None),
+    }
 }
 
 fn lossless_stated(i: &Interface) -> bool {
@@ -503,6 +568,9 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
         }
     }
     for d in devices.iter_mut() {
+        for i in d.interfaces.iter_mut() {
+            i.scope = None;
+        }
         let ports = linked.get(d.name.as_str());
         let up: Vec<bool> = d
             .interfaces
@@ -612,26 +680,48 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
                     ),
                 )
             } else {
+                // A vendor mode that brings lossless settings to every port is stated intent.
+                let mode = d.qos.lossless_mode.clone();
                 let other: Vec<bool> = d
                     .interfaces
                     .iter()
                     .zip(&candidate)
-                    .map(|(i, c)| *c && lossless_stated(i))
+                    .map(|(i, c)| *c && (mode.is_some() || lossless_stated(i)))
                     .collect();
                 let n = other.iter().filter(|c| **c).count();
                 let rule = if n > 0 { "lossless" } else { "none" };
+                // When every up port carries the binding, the RoCE ports are those that carry
+                // jumbo frames: a port at the platform's default MTU, when that default is not
+                // jumbo, is left out (and named, with the checks it would fail).
                 let own_mtu: Vec<bool> = d
                     .interfaces
                     .iter()
                     .zip(&other)
-                    .map(|(i, c)| *c && mtu_stated(i))
+                    .map(|(i, c)| *c && !(at_small_default_mtu(i)))
                     .collect();
                 let n_mtu = own_mtu.iter().filter(|c| **c).count();
                 let narrow = n == n_cand && n_mtu > 0 && n_mtu < n;
+                let how = match &mode {
+                    Some(m) => format!("the switch's `{}` brings them to every port", m.value),
+                    None => "bound device-wide or by a wildcard".to_string(),
+                };
                 let msg = if narrow {
+                    let left: Vec<&str> = d
+                        .interfaces
+                        .iter()
+                        .zip(other.iter().zip(&own_mtu))
+                        .filter(|(_, (o, m))| **o && !**m)
+                        .map(|(i, _)| i.name.as_str())
+                        .collect();
                     format!(
-                        "scope: no link in fabric.toml or LLDP, no [policy] roce_ports and no port with PFC enabled; all {n} up port(s) have a lossless priority group or ECN marking (bound device-wide or by a wildcard), so the {n_mtu} that set their own MTU are audited as RoCE; {} up port(s) at the platform's default MTU not audited as RoCE",
-                        n - n_mtu
+                        "scope: no link in fabric.toml or LLDP, no [policy] roce_ports and no port with PFC enabled; all {n} up port(s) have lossless settings ({how}), so the {n_mtu} that carry jumbo frames are audited as RoCE; {} up port(s) at the platform's default MTU not audited as RoCE ({}; each is named by TOPO007 with the checks it fails if it carries RoCE)",
+                        n - n_mtu,
+                        name_list(&left)
+                    )
+                } else if n > 0 && mode.is_some() {
+                    format!(
+                        "scope: no link in fabric.toml or LLDP, no [policy] roce_ports and no port with PFC enabled; {how}: {n} up port(s) audited as RoCE; {} up port(s) not audited as RoCE",
+                        n_cand - n
                     )
                 } else if n > 0 {
                     format!(
@@ -644,6 +734,30 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
                     )
                 };
                 if narrow {
+                    // The ports left out carry the binding: each gets a note (the first
+                    // LEFT_OUT_NAMED of them), read by TOPO007 once the checks it would fail
+                    // are known (`audit::scope_what_if`).
+                    let mut named = 0;
+                    for ((i, o), m) in d.interfaces.iter_mut().zip(&other).zip(&own_mtu) {
+                        if !*o || *m || named >= LEFT_OUT_NAMED {
+                            continue;
+                        }
+                        named += 1;
+                        let (binding, at) = lossless_binding(i, mode.as_ref());
+                        let mtu = i.mtu_raw.as_ref().or(i.mtu.as_ref()).map(|m| m.value);
+                        let why = match mtu {
+                            Some(m) => format!("keeps the platform's default MTU {m}"),
+                            None => "states no MTU".to_string(),
+                        };
+                        i.scope = Some(Box::new(crate::model::ScopeNote {
+                            decision: "left out".into(),
+                            rule: "lossless+mtu".into(),
+                            why,
+                            binding,
+                            at,
+                            would_fail: Vec::new(),
+                        }));
+                    }
                     (own_mtu, false, "lossless+mtu", msg)
                 } else {
                     (other, false, rule, msg)

@@ -353,6 +353,11 @@ pub struct DeviceQos {
     pub headroom_pool_bytes: Field<u64>,
     /// Names of QoS policies/maps in force, for messages.
     pub policies: Vec<String>,
+    /// A vendor mode that brings lossless settings to every port, stated in the configuration
+    /// (NVUE `qos roce` in a lossless mode, Onyx `roce lossless`): lossless intent for the
+    /// whole switch, though the per-port values it brings are the mode's defaults.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lossless_mode: Field<String>,
 }
 
 /// A port of a device. Serialized through [`InterfaceSer`] (the classification fields of
@@ -408,8 +413,34 @@ pub struct Interface {
     pub idle: bool,
     /// Engine-computed: the LLDP neighbor's system name is a device of the snapshot.
     pub lldp_in_fabric: Option<bool>,
+    /// Engine-computed: why a port that carries the device's lossless binding was left out of
+    /// the RoCE ports, and the checks it would fail if it carries RoCE (`fabric::mark_roce_ports`;
+    /// reported by TOPO007). Boxed: held by the few ports a scope heuristic leaves out.
+    pub scope: Option<Box<ScopeNote>>,
     /// The facts of [`PortDetails`], once one is written (see the struct doc).
     details: Option<Box<PortDetails>>,
+}
+
+/// A port that carries the device's lossless binding (a wildcard or device-wide CoS, global
+/// PFC, a vendor RoCE mode) but that the scope rule left out of the RoCE ports.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ScopeNote {
+    /// `left out`
+    pub decision: String,
+    /// The scope rule that left it out (`lossless+mtu`, `pfc`).
+    pub rule: String,
+    /// Why that rule left it out (`keeps the platform's default MTU 1514`).
+    pub why: String,
+    /// The lossless binding it carries (`a lossless priority group`, `NVUE qos roce`).
+    pub binding: String,
+    /// The line that binds it, when known.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "maps::file_line"
+    )]
+    pub at: Option<Src>,
+    /// The error checks it fails when held to the RoCE rules (rule ids, sorted).
+    pub would_fail: Vec<String>,
 }
 
 /// The facts of a port that a bare `interface` stanza does not state: what the running port
@@ -555,6 +586,8 @@ struct InterfaceSer<'a> {
     #[serde(skip_serializing_if = "ser::none")]
     lldp_in_fabric: &'a Option<bool>,
     #[serde(skip_serializing_if = "ser::none")]
+    scope: &'a Option<Box<ScopeNote>>,
+    #[serde(skip_serializing_if = "ser::none")]
     lldp_peer: &'a Option<String>,
     #[serde(skip_serializing_if = "ser::none")]
     lldp_matched_by: &'a Option<String>,
@@ -599,6 +632,7 @@ impl Serialize for Interface {
             roce: &self.roce,
             idle: &self.idle,
             lldp_in_fabric: &self.lldp_in_fabric,
+            scope: &self.scope,
             lldp_peer: &self.names.lldp_peer,
             lldp_matched_by: &self.names.lldp_matched_by,
             planned_peer: &self.names.planned_peer,

@@ -24,6 +24,14 @@ pub fn full_interface() -> Interface {
     i.lag_members = vec!["x".into()];
     i.names.lag_parent = Some("x".into());
     i.switchport = s(false);
+    i.scope = Some(Box::new(crate::model::ScopeNote {
+        decision: "left out".into(),
+        rule: "lossless+mtu".into(),
+        why: "x".into(),
+        binding: "x".into(),
+        at: Some(Src::new(&Arc::from("schema"), 1)),
+        would_fail: vec!["MTU003".into()],
+    }));
     i.qos.trust = s("dscp".into());
     i.qos.dscp_to_tc = s(vec![0; 64]);
     i.qos.pcp_to_tc = s(vec![0; 8]);
@@ -157,6 +165,7 @@ pub fn full_device() -> Device {
             lossless_pool_bytes: s(1),
             headroom_pool_bytes: s(1),
             policies: vec![],
+            lossless_mode: s("x".into()),
         },
         platform_reason: "x".into(),
         parse: vec![],

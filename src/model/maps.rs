@@ -59,7 +59,7 @@ pub struct MapEntry {
     pub at: Option<Src>,
 }
 
-fn file_line<S: serde::Serializer>(at: &Option<Src>, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn file_line<S: serde::Serializer>(at: &Option<Src>, s: S) -> Result<S::Ok, S::Error> {
     match at {
         Some(src) => s.collect_str(&format_args!("{}:{}", src.file, src.line)),
         None => s.serialize_none(),

@@ -1047,7 +1047,7 @@ fn jvd_spine_alone_audits_its_configured_ports_without_errors() {
     assert_eq!(scope.len(), 1);
     let msg = scope[0]["message"].as_str().unwrap();
     assert!(
-        msg.contains("the 8 that set their own MTU are audited as RoCE")
+        msg.contains("the 8 that carry jumbo frames are audited as RoCE")
             && msg.contains("74 up port(s) at the platform's default MTU not audited"),
         "{msg}"
     );

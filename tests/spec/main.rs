@@ -19,7 +19,8 @@ mod issue14_json_lines; // issue 14 "What to build" 1: values of format = "json"
 mod issue14_reading; // issue 14 "What was seen": each shape through the CLI, as a user meets it
 mod issue15_points; // issue 15: each sub-point of "What was seen" through the CLI
 mod issue17_ci; // issue 17 items 6 and 8: review and CI formats, remediation
-mod issue17_messages; // issue 17 item 5: messages from model values, undecided says why
+mod issue17_messages;
+mod issue46_scope; // issue 46 items 2-4: scope from intent, a left-out port named (TOPO007) // issue 17 item 5: messages from model values, undecided says why
 mod jvd_fabric; // a back-end fabric after Juniper's AI data center JVD and its faulted twin
 mod layering; // one-way layers between top-level modules; tokio/russh only in collect and probe
 mod mixed_fabric; // the mixed-NOS demo fabric and its clean twin

@@ -124,6 +124,14 @@ pub(super) fn apply(dev: &mut Device, cfg: &mut Cfg) -> PortProfiles {
     if let Some(v) = &cfg.version {
         dev.os_version = known(v.v.clone(), &v.src);
     }
+    // `qos roce` in a lossless mode is the switch's stated lossless intent: NVIDIA applies its
+    // RoCE settings to every port [V NVUE RoCE page].
+    if let Some(r) = cfg.roce.as_ref().filter(|r| r.enabled.v) {
+        let mode = r.mode.as_ref().map_or("lossless", |m| m.v.as_str());
+        if mode.starts_with("lossless") {
+            dev.qos.lossless_mode = known(format!("qos roce ({mode})"), &r.enabled.src);
+        }
+    }
     let mut ifaces = std::mem::take(&mut cfg.ifaces);
     dev.interfaces_not_read = dev.interfaces_not_read.saturating_add(cfg.not_kept);
     let cfg: &Cfg = cfg;

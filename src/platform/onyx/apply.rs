@@ -144,6 +144,16 @@ pub(super) fn apply_config(dev: &mut Device, cfg: &Cfg) {
         dev.os_version = known(v.v.clone(), &v.src);
     }
     let g = global(cfg);
+    // `roce lossless` (or semi-lossless) is the switch's stated lossless intent [V RoCE Commands].
+    if let Some((mode, s)) = &g.roce
+        && g.lossless_roce().is_some()
+    {
+        let name = match mode {
+            RoceMode::SemiLossless => "roce semi-lossless",
+            _ => "roce lossless",
+        };
+        dev.qos.lossless_mode = known(name.to_string(), s);
+    }
 
     for f in &cfg.interfaces {
         let parent = f.port().lag.as_ref().and_then(|l| cfg.get(&l.v));
