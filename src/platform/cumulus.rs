@@ -24,6 +24,7 @@
 //!   <https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-512/Layer-1-and-Switch-Ports/Interface-Configuration-and-Management/Switch-Port-Attributes/>
 
 mod apply;
+mod commands;
 mod intent;
 mod legacy;
 mod nvue;
@@ -37,6 +38,7 @@ use crate::model::{Device, UndefinedRef};
 /// Command id of vendor-parsers/cumulus.toml → the reader of its output (meta-tested: every
 /// command has one, or says why not).
 pub(crate) const READS: &[Read] = &[
+    reader("nv-config-commands", "commands::tree"),
     reader("nv-config-show", "nvue::read"),
     reader("nv-config-show-json", "nvue::read"),
     reader("nv-show-qos-roce", "show::overlay"),
@@ -59,6 +61,7 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
     for id in [
         "traffic-conf",
         "nclu-commands",
+        "nv-config-commands",
         "nv-config-show",
         "nv-config-show-json",
     ] {
@@ -66,6 +69,13 @@ pub fn build(dev: &mut Device, outs: &[Output]) -> BuildNotes {
             match id {
                 "traffic-conf" => legacy::traffic_conf(o, oi, &mut cfg),
                 "nclu-commands" => legacy::nclu(o, &mut cfg),
+                "nv-config-commands" => {
+                    let (t, unread) = commands::tree(o);
+                    for (line, why) in unread {
+                        notes.not_read(oi, line, &why);
+                    }
+                    nvue::read(&t, o, &mut cfg)
+                }
                 // both forms parsed as structure by the engine (format `yaml-lines`)
                 _ => nvue::read(&tree::from_records(o), o, &mut cfg),
             }

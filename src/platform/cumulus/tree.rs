@@ -39,6 +39,24 @@ impl Tree {
         id
     }
 
+    /// [`Tree::add`] for the readers of other forms (`commands`).
+    pub(super) fn add_node(
+        &mut self,
+        parent: Option<usize>,
+        key: String,
+        val: Option<String>,
+        line: u32,
+    ) -> usize {
+        self.add(parent, key, val, line)
+    }
+
+    /// Set the scalar of node `id`.
+    pub(super) fn set_val(&mut self, id: usize, val: String) {
+        if let Some(n) = self.nodes.get_mut(id) {
+            n.val = Some(val);
+        }
+    }
+
     pub(super) fn node(&self, id: usize) -> &Node {
         &self.nodes[id]
     }
