@@ -35,8 +35,12 @@
 //! constructs span lines and are followed by a small state machine instead of a regex: PEM
 //! private key blocks, YAML keys whose children are secrets (`readonly-community:` then the
 //! community names), and JSON documents (keys and values by name, at any nesting).
-//! Redaction never adds or removes a line, so line numbers in reports stay those of the file.
+//! Redaction never adds or removes a line, so line numbers in reports stay those of the file,
+//! and keeps a line's structure: a rule's capture is narrowed to the secret itself (a quoted
+//! value's inside, a string's part up to its closing quote, a JSON or YAML flow value without
+//! the `,` `]` `}` after it; see `syntax.rs`), so JSON stays JSON and YAML stays YAML.
 
+mod syntax;
 mod words;
 
 use regex::Regex;
@@ -44,6 +48,24 @@ use std::sync::LazyLock;
 
 /// What replaces a secret.
 pub const MARK: &str = "<redacted>";
+
+/// Whether `s` is what redaction wrote: [`MARK`], or the mark of a secret key after the first
+/// of its object or YAML mapping (`<redacted-2>`, ...: two keys of one mapping stay two).
+pub fn is_mark(s: &str) -> bool {
+    s == MARK
+        || s.strip_prefix("<redacted-")
+            .and_then(|r| r.strip_suffix('>'))
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// The mark of the `n`-th secret key (from 1) of one mapping: [`MARK`], then `<redacted-2>`, ...
+fn key_mark(n: usize) -> std::borrow::Cow<'static, str> {
+    if n <= 1 {
+        std::borrow::Cow::Borrowed(MARK)
+    } else {
+        std::borrow::Cow::Owned(format!("<redacted-{n}>"))
+    }
+}
 
 /// A value: a double- or single-quoted string, or a token up to white space.
 const V: &str = r#"("[^"]*"|'[^']*'|[^\s"']+)"#;
@@ -122,8 +144,27 @@ fn rule_sources() -> Vec<String> {
         format!(
             r"(?i)(?:^|[\s,;{{(])(?:password|passwd|hashed-password|secret|passphrase|passkey|bind-password|community-password|shared-secret|auth-password|priv-password)(?: level \d+)?(?: (?:\d{{1,2}}|sha512|sha256|md5|encrypted|plaintext|cleartext|hashed|clear))? {v}"
         ),
-        // YAML / `show` output: `password: VALUE`
-        r#"(?i)^\s*(?:-\s+)?["']?(?:password|hashed-password|secret|key|auth-key|authentication-key|passkey|bind-password|bind_password|community-password|encrypt-aes|encrypt-des|psk|pre-shared-key|token|private-key|cak|ckn|primary-cak|primary-ckn|fallback-cak|fallback-ckn|shared-secret|snmp_rocommunity|snmp_rwcommunity)["']?:[ \t]+(\S.*?)\s*$"#.into(),
+        // YAML / `show` output: `password: VALUE` (and a secret parent's own value,
+        // `auth-md5: VALUE`)
+        format!(
+            r#"(?i)^\s*(?:-\s+)?["']?(?:{})["']?:[ \t]+(\S.*?)\s*$"#,
+            YAML_SECRET_KEYS
+                .iter()
+                .chain(YAML_PARENTS)
+                .copied()
+                .collect::<Vec<_>>()
+                .join("|")
+        ),
+        // YAML flow mappings: `{user: admin, password: VALUE}` (a value up to `,` `}` `]`)
+        format!(
+            r#"(?i)[{{,][ \t]*["']?(?:{})["']?[ \t]*:[ \t]*("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s,{{}}\[\]"'](?:[^,{{}}\[\]]*[^\s,{{}}\[\]])?)"#,
+            YAML_SECRET_KEYS
+                .iter()
+                .chain(YAML_PARENTS)
+                .copied()
+                .collect::<Vec<_>>()
+                .join("|")
+        ),
         // JSON pairs inside any text (a whole JSON document is also walked, see `json`)
         r#"(?i)"(?:password|passwd|passkey|secret|shared_secret|auth_password|bind_password|bindpw|key|auth_key|auth-key|hashed-password|community-password|encrypt-aes|encrypt-des|psk|token|access_token|api_key|private_key|primary_cak|primary_ckn|fallback_cak|fallback_ckn|snmp_user_auth_password|snmp_user_encryption_password|dhchap_key|dhchap_ctrl_key|dhchap_secret)"\s*:\s*"((?:[^"\\]|\\.)*)""#.into(),
         r#""type"\s*:\s*"(?:md5|sha\d*)"\s*,\s*"value"\s*:\s*"((?:[^"\\]|\\.)*)""#.into(),
@@ -133,6 +174,36 @@ fn rule_sources() -> Vec<String> {
         r"(\$(?:1|2[aby]|5|6|9|y|sha1|md5)\$[^\s\x22';,]+)".into(),
     ]
 }
+
+/// Keys of `key: value` lines (YAML, `show` output) whose value is a secret, compared ASCII
+/// case aside; a block scalar under one (`password: |`) is a secret line by line.
+const YAML_SECRET_KEYS: &[&str] = &[
+    "password",
+    "hashed-password",
+    "secret",
+    "key",
+    "auth-key",
+    "authentication-key",
+    "passkey",
+    "bind-password",
+    "bind_password",
+    "community-password",
+    "encrypt-aes",
+    "encrypt-des",
+    "psk",
+    "pre-shared-key",
+    "token",
+    "private-key",
+    "cak",
+    "ckn",
+    "primary-cak",
+    "primary-ckn",
+    "fallback-cak",
+    "fallback-ckn",
+    "shared-secret",
+    "snmp_rocommunity",
+    "snmp_rwcommunity",
+];
 
 /// Lines worth running the rules on: everything else is copied as is.
 const TRIGGER: &str = r"(?i)pass|secret|key|communit|auth|psk|token|bearer|cak|ckn|dhchap|dhhc-|private|credential|pwd|bindpw|\$[0-9a-z]{1,4}\$|://|createuser|sink|ipmitool|encrypt-|## secret-data|snmp|-u |com2sec|^\s*\d+ (?:M|MD5|SHA1?|SHA256|AES128CMAC) ";
@@ -344,22 +415,22 @@ fn redact_cow<'t>(
         );
     };
     let mut count = 0;
-    let whole_json = looks_like_json(text);
-    let json_done = if whole_json {
-        let (t, n) = json(text);
+    // The JSON document the text is, or ends with, walked whole (keys and values by name).
+    let json_from = json_start(text);
+    let json_done = json_from.map(|p| {
+        let (t, n) = json(&text[p..]);
         count += n;
-        Some(t)
-    } else {
-        None
-    };
+        format!("{}{t}", &text[..p])
+    });
     let src = json_done.as_deref().unwrap_or(text);
     let bytes = src.as_bytes();
     let mut lines = Lines {
         r,
         extra,
-        whole_json,
+        in_json: false,
         pem: false,
         yaml: None,
+        block: None,
         count,
     };
     // `out` holds the redacted text up to `flushed` once a line has changed; until then the
@@ -369,7 +440,7 @@ fn redact_cow<'t>(
     let mut pos = 0;
     let mut scan = r.prefilter.scan(bytes);
     while pos < bytes.len() {
-        if !every_line && !lines.pem && lines.yaml.is_none() {
+        if !every_line && !lines.pem && lines.yaml.is_none() && lines.block.is_none() {
             // Nothing carries over from the line before: go to the next line with a word.
             let Some(hit) = scan.next(pos) else {
                 break;
@@ -380,6 +451,7 @@ fn redact_cow<'t>(
         let raw = &src[pos..end];
         let body_len = raw.trim_end_matches(['\n', '\r']).len();
         let (line, eol) = raw.split_at(body_len);
+        lines.in_json = json_from.is_some_and(|p| pos >= p);
         if let Cow::Owned(new) = lines.line(line) {
             out.push_str(&src[flushed..pos]);
             out.push_str(&new);
@@ -400,15 +472,19 @@ fn redact_cow<'t>(
     (Cow::Owned(out), count)
 }
 
-/// The line-by-line state of a redaction: inside a PEM block, under a YAML parent key.
+/// The line-by-line state of a redaction: inside a PEM block, under a YAML parent key, in a
+/// YAML block scalar that is a secret.
 struct Lines<'a> {
     r: &'a Redactor,
     extra: &'a [Regex],
-    /// The whole text was a JSON document (already walked by [`json`]).
-    whole_json: bool,
+    /// The line is part of the JSON document the text is or ends with (walked by [`json`]).
+    in_json: bool,
     pem: bool,
-    /// YAML: (indent of the parent key, indent of its children once seen)
-    yaml: Option<(usize, Option<usize>)>,
+    /// YAML: (indent of the parent key, indent of its children once seen, keys redacted)
+    yaml: Option<(usize, Option<usize>, usize)>,
+    /// YAML: the column of a secret key whose value is a block scalar (`password: |`): the
+    /// lines indented more are its value.
+    block: Option<usize>,
     count: usize,
 }
 
@@ -422,11 +498,28 @@ impl Lines<'_> {
                 self.pem = false;
                 return Cow::Borrowed(line);
             }
-            if line == MARK {
+            // The indentation stays (a key in a YAML block scalar stays in it).
+            let body = line.trim_start();
+            if body == MARK {
                 return Cow::Borrowed(line);
             }
             self.count += 1;
-            return Cow::Owned(MARK.to_string());
+            return Cow::Owned(format!("{}{MARK}", &line[..line.len() - body.len()]));
+        }
+        if let Some(col) = self.block {
+            let body = line.trim_start();
+            let indent = line.len() - body.len();
+            if body.is_empty() {
+                return Cow::Borrowed(line);
+            }
+            if indent > col {
+                if body == MARK {
+                    return Cow::Borrowed(line);
+                }
+                self.count += 1;
+                return Cow::Owned(format!("{}{MARK}", &line[..indent]));
+            }
+            self.block = None;
         }
         let mut line = Cow::Borrowed(line);
         if let Some(m) = r.begin_key.find(&line) {
@@ -434,8 +527,16 @@ impl Lines<'_> {
             if let Some(end) = rest.find("-----END") {
                 // A whole key on one line (a JSON string with `\n` escapes).
                 let (s, e) = (m.end(), m.end() + end);
-                if line[s..e] != *MARK {
+                if !is_mark(&line[s..e]) {
                     line = Cow::Owned(format!("{}{MARK}{}", &line[..s], &line[e..]));
+                    self.count += 1;
+                }
+            } else if let Some(Some(c)) = syntax::Syntax::new(&line).string_at(m.end()) {
+                // A key cut short inside a string that ends on this line: its inside only, and
+                // the lines after it are no key.
+                let s = m.end();
+                if s < c && !is_mark(&line[s..c]) {
+                    line = Cow::Owned(format!("{}{MARK}{}", &line[..s], &line[c..]));
                     self.count += 1;
                 }
             } else {
@@ -448,7 +549,7 @@ impl Lines<'_> {
             }
         }
         // YAML children of a secret parent.
-        if let Some((pi, ci)) = self.yaml {
+        if let Some((pi, ci, n)) = self.yaml {
             let indent = line.len() - line.trim_start().len();
             if line.trim().is_empty() || line.trim_start().starts_with('#') {
                 // blank or comment: keeps the state
@@ -456,33 +557,49 @@ impl Lines<'_> {
                 self.yaml = None;
             } else {
                 let ci = ci.unwrap_or(indent);
-                self.yaml = Some((pi, Some(ci)));
+                self.yaml = Some((pi, Some(ci), n));
                 if indent == ci
                     && let Some(c) = r.yaml_key.captures(&line)
                     && let Some(k) = c.get(2)
                 {
                     let (s, e) = unquote(k.start(), k.end(), &line);
-                    if s < e && line[s..e] != *MARK {
-                        line = Cow::Owned(format!("{}{MARK}{}", &line[..s], &line[e..]));
-                        self.count += 1;
+                    if s < e {
+                        // Each key its own mark: two community names stay two keys.
+                        self.yaml = Some((pi, Some(ci), n + 1));
+                        if !is_mark(&line[s..e]) {
+                            let mark = key_mark(n + 1);
+                            line = Cow::Owned(format!("{}{mark}{}", &line[..s], &line[e..]));
+                            self.count += 1;
+                        }
                     }
                 }
             }
         }
         // Every parent key holds a trigger word: the cheap test first, captures only then.
-        if self.yaml.is_none()
-            && r.trigger.is_match(&line)
+        if r.trigger.is_match(&line)
             && let Some(c) = r.yaml_key.captures(&line)
-            && c.get(3).is_none()
             && let (Some(i), Some(k)) = (c.get(1), c.get(2))
         {
             let key = k.as_str().trim_matches(['"', '\'']).to_ascii_lowercase();
-            if YAML_PARENTS.contains(&key.as_str()) {
-                self.yaml = Some((i.as_str().len(), None));
+            match c.get(3) {
+                None if self.yaml.is_none() && YAML_PARENTS.contains(&key.as_str()) => {
+                    self.yaml = Some((i.as_str().len(), None, 0));
+                }
+                // `password: |`: the header stays (see `syntax`), the lines under it go.
+                Some(v)
+                    if syntax::block_header(v.as_str())
+                        && YAML_SECRET_KEYS
+                            .iter()
+                            .chain(YAML_PARENTS)
+                            .any(|s| s.eq_ignore_ascii_case(&key)) =>
+                {
+                    self.block = Some(k.start());
+                }
+                _ => {}
             }
         }
         // A JSON document on one line of another text (`nv config show -o json` in a log).
-        if !self.whole_json && looks_like_json(&line) {
+        if !self.in_json && looks_like_json(&line) {
             let (t, n) = json(&line);
             if n > 0 {
                 self.count += n;
@@ -532,36 +649,41 @@ fn unquote(s: usize, e: usize, line: &str) -> (usize, usize) {
 /// (NX-OS `no password strength-check`, `feature password encryption aes`).
 const NOT_SECRETS: &[&str] = &["strength-check", "encryption", "prompt"];
 
-/// Replace every participating capture group of every match of `re` in `line`: the new line
-/// and how many secrets it replaced, `None` when nothing changed.
+/// Replace every participating capture group of every match of `re` in `line` (the parts of it
+/// that are the secret, so that the line keeps its structure: see [`syntax`]): the new line and
+/// how many secrets it replaced, `None` when nothing changed.
 fn replace_groups(line: &str, re: &Regex) -> Option<(String, usize)> {
     let mut spans = Vec::new();
+    let mut syn: Option<syntax::Syntax<'_>> = None;
     for c in re.captures_iter(line) {
-        let groups: Vec<_> = c.iter().skip(1).flatten().collect();
+        let mut groups: Vec<_> = c.iter().skip(1).flatten().collect();
         if groups.is_empty() {
-            if let Some(m) = c.get(0) {
-                spans.push((m.start(), m.end()));
-            }
-            continue;
+            groups.extend(c.get(0));
         }
         for m in groups {
-            let (s, e) = unquote(m.start(), m.end(), line);
-            spans.push((s, e));
+            let syn = syn.get_or_insert_with(|| syntax::Syntax::new(line));
+            spans.extend(syntax::pieces(line, syn, m.start(), m.end()));
         }
     }
     let mut n = 0;
     let mut out = String::with_capacity(line.len());
     let mut last = 0;
-    for (s, e) in spans {
+    for syntax::Piece { s, e, quoted } in spans {
         if s < last || s >= e {
             continue;
         }
         let v = &line[s..e];
-        if v == MARK || v.is_empty() || NOT_SECRETS.contains(&v) {
+        if is_mark(v) || v.is_empty() || NOT_SECRETS.contains(&v) {
             continue;
         }
         out.push_str(&line[last..s]);
-        out.push_str(MARK);
+        if quoted {
+            out.push('"');
+            out.push_str(MARK);
+            out.push('"');
+        } else {
+            out.push_str(MARK);
+        }
         last = e;
         n += 1;
     }
@@ -573,7 +695,40 @@ fn replace_groups(line: &str, re: &Regex) -> Option<(String, usize)> {
 }
 
 fn looks_like_json(text: &str) -> bool {
-    matches!(text.trim_start().as_bytes().first(), Some(b'{' | b'['))
+    matches!(
+        text.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+            .as_bytes()
+            .first(),
+        Some(b'{' | b'[')
+    )
+}
+
+/// Where the JSON document the text is, or ends with, starts: the text's start when it opens
+/// like one (after a byte order mark, as `json::parse` reads it; it may be cut or malformed and
+/// is walked all the same), else the first line that opens one when the rest of the text parses
+/// as JSON (a document under the command echoed above it, `admin@sonic:~$ show
+/// runningconfiguration all`). `None` for any other text.
+fn json_start(text: &str) -> Option<usize> {
+    if looks_like_json(text) {
+        return Some(0);
+    }
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = memchr::memchr2(b'{', b'[', &b[from..]).map(|i| from + i) {
+        let line_start = memchr::memrchr(b'\n', &b[..i]).map_or(0, |p| p + 1);
+        if b[line_start..i]
+            .iter()
+            .all(|c| matches!(c, b' ' | b'\t' | b'\r'))
+        {
+            return serde_json::from_str::<serde::de::IgnoredAny>(&text[line_start..])
+                .is_ok()
+                .then_some(line_start);
+        }
+        // Not at a line's start: on to the next line (each byte is looked at a bounded number
+        // of times).
+        from = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |p| i + p + 1);
+    }
+    None
 }
 
 fn norm(key: &str) -> String {
@@ -589,6 +744,18 @@ struct Frame {
     secret_keys: bool,
     /// Inside a table of keys (`NTP_KEY`): `value` is a secret.
     key_table: bool,
+    /// Keys of this object redacted so far (each gets its own mark).
+    marks: usize,
+}
+
+/// The mark of the next secret key of the innermost object, `None` when the key `s` is one
+/// already (it counts all the same, so that the marks of an object stay distinct).
+fn next_key_mark(stack: &mut [Frame], s: &str) -> Option<std::borrow::Cow<'static, str>> {
+    let n = stack.last_mut().map_or(1, |f| {
+        f.marks += 1;
+        f.marks
+    });
+    (!is_mark(s)).then(|| key_mark(n))
 }
 
 /// Walk a JSON document (lenient: it may be cut or malformed) and redact string values whose
@@ -613,21 +780,22 @@ fn json(text: &str) -> (String, usize) {
                 }
                 let end = j.min(b.len());
                 let s = &text[start..end];
-                let top = stack.last();
-                let secret = if expect_key && top.is_some_and(|f| f.object) {
-                    let f = top.map(|f| f.secret_keys).unwrap_or(false);
+                let is_key = expect_key && stack.last().is_some_and(|f| f.object);
+                let secret = if is_key {
+                    let f = stack.last().is_some_and(|f| f.secret_keys);
                     cur_key = norm(s);
                     if let Some(p) = s.find('|')
                         && norm(&s[..p]) == "snmp_community"
-                        && &s[p + 1..] != MARK
+                        && let Some(mark) = next_key_mark(&mut stack, &s[p + 1..])
                     {
                         out.push_str(&text[last..start + p + 1]);
-                        out.push_str(MARK);
+                        out.push_str(&mark);
                         last = end;
                         count += 1;
                     }
                     f
                 } else {
+                    let top = stack.last();
                     let in_array_of = top
                         .filter(|f| !f.object)
                         .map(|f| f.key.as_str())
@@ -640,11 +808,18 @@ fn json(text: &str) -> (String, usize) {
                     JSON_VALUE_KEYS.contains(&k)
                         || (k == "value" && top.is_some_and(|f| f.key_table))
                 };
-                if secret && s != MARK && !s.is_empty() && last <= start {
-                    out.push_str(&text[last..start]);
-                    out.push_str(MARK);
-                    last = end;
-                    count += 1;
+                if secret && !s.is_empty() && last <= start {
+                    let mark = if is_key {
+                        next_key_mark(&mut stack, s)
+                    } else {
+                        (!is_mark(s)).then_some(std::borrow::Cow::Borrowed(MARK))
+                    };
+                    if let Some(mark) = mark {
+                        out.push_str(&text[last..start]);
+                        out.push_str(&mark);
+                        last = end;
+                        count += 1;
+                    }
                 }
                 i = end + 1;
                 continue;
@@ -663,6 +838,7 @@ fn json(text: &str) -> (String, usize) {
                     secret_keys: c == b'{' && JSON_PARENT_KEYS.contains(&key.as_str()),
                     key_table,
                     key,
+                    marks: 0,
                 });
                 expect_key = c == b'{';
             }
@@ -687,7 +863,7 @@ mod tests {
     #[test]
     fn every_yaml_parent_holds_a_trigger_word() {
         let t = Regex::new(TRIGGER).unwrap();
-        for p in YAML_PARENTS {
+        for p in YAML_PARENTS.iter().chain(YAML_SECRET_KEYS) {
             assert!(t.is_match(p), "{p} would be skipped by the trigger test");
         }
     }
@@ -743,6 +919,200 @@ mod tests {
             !o.contains("c0mm") && o.contains("access:") && o.contains("enable: on"),
             "{o}"
         );
+    }
+}
+
+#[cfg(test)]
+mod structure_tests {
+    //! Issue 46 item 1: a secret in a JSON string stays a JSON string, a YAML value a scalar.
+    use super::*;
+
+    /// `doc` pretty-printed one key a line (indent 4), as SONiC's `config save` writes it.
+    fn pretty(doc: &serde_json::Value) -> String {
+        serde_json::to_string_pretty(doc)
+            .unwrap_or_default()
+            .replace("  ", "    ")
+    }
+
+    /// Redacts `text`, checks it parses as JSON with the secrets (and only they) replaced.
+    fn redacts_as_json(text: &str, secrets: &[&str]) -> serde_json::Value {
+        let (o, n) = redact(text);
+        assert_eq!(o.lines().count(), text.lines().count(), "{o}");
+        let v: serde_json::Value = match serde_json::from_str(
+            o.trim_start_matches(|c: char| c == '\u{feff}' || !matches!(c, '{' | '[')),
+        ) {
+            Ok(v) => v,
+            Err(e) => panic!("{e}:\n{o}"),
+        };
+        for s in secrets {
+            assert!(!o.contains(s), "{s} left in {o}");
+        }
+        assert_eq!(n, secrets.len(), "{o}");
+        assert_eq!(redact(&o), (o.clone(), 0), "not idempotent");
+        v
+    }
+
+    fn sample(table: &str, entry: &str, fields: &[(&str, &str)]) -> serde_json::Value {
+        let f: serde_json::Map<String, serde_json::Value> = fields
+            .iter()
+            .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
+            .collect();
+        serde_json::json!({"SAMPLE": {table: {entry: f}}, "WRED_PROFILE": {"P": {"ecn": "ecn_all"}}})
+    }
+
+    #[test]
+    fn ldap_bind_password_in_pretty_json_stays_a_string() {
+        let doc = sample(
+            "LDAP",
+            "global",
+            &[
+                ("bind_dn", "x"),
+                ("bind_password", "secret"),
+                ("bind_timeout", "5"),
+            ],
+        );
+        let text = pretty(&doc);
+        assert!(
+            text.contains("\n                \"bind_password\": \"secret\",\n"),
+            "{text}"
+        );
+        let v = redacts_as_json(&text, &["secret"]);
+        let g = &v["SAMPLE"]["LDAP"]["global"];
+        assert_eq!(g["bind_password"], MARK);
+        assert_eq!(
+            (g["bind_dn"].as_str(), g["bind_timeout"].as_str()),
+            (Some("x"), Some("5"))
+        );
+        assert_eq!(
+            v["WRED_PROFILE"]["P"]["ecn"], "ecn_all",
+            "the tables after it stay"
+        );
+    }
+
+    #[test]
+    fn tacplus_and_radius_passkeys_stay_strings() {
+        for (table, entry, fields) in [
+            (
+                "TACPLUS",
+                "global",
+                vec![("auth_type", "pap"), ("passkey", "abc"), ("timeout", "5")],
+            ),
+            (
+                "TACPLUS_SERVER",
+                "10.0.0.9",
+                vec![("passkey", "abc"), ("priority", "1")],
+            ),
+            (
+                "RADIUS",
+                "global",
+                vec![("auth_type", "pap"), ("passkey", "abc")],
+            ),
+            (
+                "RADIUS_SERVER",
+                "10.0.0.8",
+                vec![
+                    ("auth_port", "1812"),
+                    ("passkey", "abc"),
+                    ("retransmit", "3"),
+                ],
+            ),
+        ] {
+            let text = pretty(&sample(table, entry, &fields));
+            // With the comma (a key after it) or without (the last key of its object).
+            let v = redacts_as_json(&text, &["abc"]);
+            assert_eq!(v["SAMPLE"][table][entry]["passkey"], MARK, "{table}");
+            for (k, val) in fields.iter().filter(|(k, _)| *k != "passkey") {
+                assert_eq!(v["SAMPLE"][table][entry][*k], *val, "{table} {k}");
+            }
+            // Under a line that is not JSON (the command echoed above its output), with a byte
+            // order mark, compact, and tab-indented.
+            for t in [
+                format!("admin@sonic:~$ show runningconfiguration all\n{text}"),
+                format!("\u{feff}{text}"),
+                serde_json::to_string(&sample(table, entry, &fields)).unwrap_or_default(),
+                text.replace("    ", "\t"),
+            ] {
+                redacts_as_json(&t, &["abc"]);
+            }
+        }
+    }
+
+    #[test]
+    fn json_lines_that_are_not_a_whole_document_keep_their_structure() {
+        // A document cut short (the walk does not see it whole): each line on its own.
+        let t = "{\n    \"TACPLUS\": {\n        \"global\": {\n            \"passkey\": \"abc\",\n            \"timeout\": \"5\"\n";
+        let (o, _) = redact(&format!("junk\n{t}"));
+        assert!(o.contains("\"passkey\": \"<redacted>\",\n"), "{o}");
+        // Numbers and literals under a secret key become a JSON string.
+        let (o, _) = redact("x\n{\n\"key\": 5,\n\"password\": null\n}x");
+        assert!(
+            o.contains("\"key\": \"<redacted>\",\n\"password\": \"<redacted>\""),
+            "{o}"
+        );
+        // A secret in a string of a JSON line is cut at the string's end.
+        let (o, _) = redact("log: {\"cmd\": \"readonly-community pub1\", \"x\": 1}");
+        assert_eq!(
+            o,
+            "log: {\"cmd\": \"readonly-community <redacted>\", \"x\": 1}"
+        );
+    }
+
+    #[test]
+    fn yaml_values_stay_scalars() {
+        let t = "aaa:\n  tacacs:\n    secret: 'a b'\n    key: \"k1\" # c\n    password: abc\n    token: [t1, 22]\n    psk: {v: x1, w: 'y1'}\n    private-key: |\n      line1: x\n      line2\n    after: kept\n";
+        let (o, _) = redact(t);
+        assert_eq!(o.lines().count(), t.lines().count(), "{o}");
+        for s in ["a b", "k1", "abc", "t1", "22", "x1", "y1", "line1", "line2"] {
+            assert!(!o.contains(s), "{s}: {o}");
+        }
+        let docs = match yaml_rust2::YamlLoader::load_from_str(&o) {
+            Ok(d) => d,
+            Err(e) => panic!("{e}:\n{o}"),
+        };
+        let tac = &docs[0]["aaa"]["tacacs"];
+        assert_eq!(tac["secret"].as_str(), Some(MARK), "{o}");
+        assert_eq!(tac["token"][1].as_str(), Some(MARK), "{o}");
+        assert_eq!(tac["psk"]["w"].as_str(), Some(MARK), "{o}");
+        assert_eq!(tac["after"].as_str(), Some("kept"), "{o}");
+        assert_eq!(redact(&o), (o.clone(), 0), "not idempotent");
+    }
+
+    #[test]
+    fn secret_keys_of_one_mapping_stay_distinct() {
+        let t = "{\n    \"SNMP_COMMUNITY\": {\n        \"c0mm\": {\n            \"TYPE\": \"RO\"\n        },\n        \"c1mm\": {\n            \"TYPE\": \"RW\"\n        }\n    },\n    \"SNMP_COMMUNITY|f0\": {},\n    \"SNMP_COMMUNITY|f1\": {}\n}\n";
+        let v = redacts_as_json(t, &["c0mm", "c1mm", "f0", "f1"]);
+        assert_eq!(v["SNMP_COMMUNITY"]["<redacted-2>"]["TYPE"], "RW", "{v}");
+        assert!(v["SNMP_COMMUNITY|<redacted-2>"].is_object(), "{v}");
+        let t = "snmp-server:\n  readonly-community:\n    c0mm:\n      access: any\n    c1mm:\n      access: any\n";
+        let (o, n) = redact(t);
+        assert_eq!(n, 2, "{o}");
+        assert!(
+            o.contains("    <redacted>:\n") && o.contains("    <redacted-2>:\n"),
+            "{o}"
+        );
+        assert!(yaml_rust2::YamlLoader::load_from_str(&o).is_ok(), "{o}");
+        assert_eq!(redact(&o), (o.clone(), 0), "not idempotent");
+        assert!(is_mark("<redacted-12>") && !is_mark("<redacted-x>") && !is_mark("<redacted->"));
+    }
+
+    #[test]
+    fn a_command_line_token_stays_one_token() {
+        for (t, want) in [
+            (
+                "tacacs-server host 10.0.0.1 key 7 \"a b\"",
+                "tacacs-server host 10.0.0.1 key 7 \"<redacted>\"",
+            ),
+            (
+                "snmp-server community abc, ro",
+                "snmp-server community <redacted> ro",
+            ),
+            (
+                "username a password 7 1234",
+                "username a password 7 <redacted>",
+            ),
+        ] {
+            assert_eq!(redact(t).0, want);
+        }
     }
 }
 

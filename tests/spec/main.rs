@@ -31,6 +31,7 @@ mod platform_registry; // every parser command has a reader in the platform regi
 mod probe_output; // the probe tools' outputs
 mod qos_maps; // every port's QoS maps entry by entry, with provenance (issue 15)
 mod ranges; // interface ranges in every vendor syntax: expanded or reported (issue 14)
+mod redaction_structure; // issue 46 item 1: redaction keeps JSON and YAML structure, every fixture and corpus file
 mod remediation; // snippets fix what they claim (round trip)
 mod remediation_hosts; // Linux host runtime commands
 mod report_formats; // markdown, sarif, junit, github
