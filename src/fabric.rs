@@ -569,7 +569,10 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
     }
     for d in devices.iter_mut() {
         for i in d.interfaces.iter_mut() {
-            i.scope = None;
+            // read first: writing makes the port's details
+            if i.scope.is_some() {
+                i.scope = None;
+            }
         }
         let ports = linked.get(d.name.as_str());
         let up: Vec<bool> = d
@@ -765,6 +768,20 @@ pub fn mark_roce_ports_by(devices: &mut [Device], links: &[Link], roce_ports: &[
             }
         };
         let audited = chosen.iter().filter(|c| **c).count();
+        // The ports left out, named (the first few; links: TOPO005 lists them; the MTU
+        // narrowing: its text does).
+        let scope = if rule != "links" && rule != "lossless+mtu" && audited < n_cand {
+            let left: Vec<&str> = d
+                .interfaces
+                .iter()
+                .zip(candidate.iter().zip(&chosen))
+                .filter(|(_, (c, ch))| **c && !**ch)
+                .map(|(i, _)| i.name.as_str())
+                .collect();
+            format!("{scope} (left out: {})", name_list(&left))
+        } else {
+            scope
+        };
         for ((i, c), roce) in d.interfaces.iter_mut().zip(&candidate).zip(chosen) {
             i.roce = roce;
             i.idle = idle_too && *c && !roce;

@@ -413,10 +413,6 @@ pub struct Interface {
     pub idle: bool,
     /// Engine-computed: the LLDP neighbor's system name is a device of the snapshot.
     pub lldp_in_fabric: Option<bool>,
-    /// Engine-computed: why a port that carries the device's lossless binding was left out of
-    /// the RoCE ports, and the checks it would fail if it carries RoCE (`fabric::mark_roce_ports`;
-    /// reported by TOPO007). Boxed: held by the few ports a scope heuristic leaves out.
-    pub scope: Option<Box<ScopeNote>>,
     /// The facts of [`PortDetails`], once one is written (see the struct doc).
     details: Option<Box<PortDetails>>,
 }
@@ -461,6 +457,12 @@ pub struct PortDetails {
     pub counters: Option<Box<PortCounters>>,
     /// Hardware facts of a host NIC: PCIe function, NUMA node, PCIe link, counters.
     pub nic: Option<Box<Nic>>,
+    /// Engine-computed: why a port that carries the device's lossless binding was left out of
+    /// the RoCE ports, and the checks it would fail if it carries RoCE (`fabric::mark_roce_ports`;
+    /// reported by TOPO007). Here, not inline in the port: held by the few ports a scope
+    /// heuristic leaves out (8 bytes more on every port took two adversarial inputs over
+    /// issue 19's 20x). Write it only on those ports: writing makes the details.
+    pub scope: Option<Box<ScopeNote>>,
 }
 
 // The port's details; all unknown until one is written.
@@ -477,6 +479,7 @@ impl PortDetails {
             && self.lldp_neighbor.is_none()
             && self.counters.is_none()
             && self.nic.is_none()
+            && self.scope.is_none()
     }
 }
 

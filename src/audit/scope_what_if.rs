@@ -49,8 +49,12 @@ pub fn fill(rules: &RuleSet, fabric: &mut Fabric) {
     for (d, flags) in fabric.devices.iter_mut().zip(saved) {
         for (i, roce) in d.interfaces.iter_mut().zip(flags) {
             i.roce = roce;
-            if let Some(note) = i.scope.as_mut()
-                && let Some(rules) = fails.get(&(d.name.clone(), i.name.clone()))
+            // read first: writing makes the port's details
+            if i.scope.is_none() {
+                continue;
+            }
+            if let Some(rules) = fails.get(&(d.name.clone(), i.name.clone()))
+                && let Some(note) = i.scope.as_mut()
             {
                 note.would_fail = rules.iter().cloned().collect();
             }

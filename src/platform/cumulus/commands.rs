@@ -4,7 +4,7 @@
 //! [`Tree`] and read by the same reader (`nvue::read`). NVUE prints a leaf's value as the last
 //! word (`mtu 9216`) and a choice as a key of its own (`state up`, YAML `state: up: {}`); which
 //! one a last word is depends on NVUE's schema, so it is kept both ways: as the value of its
-//! parent and as a child key (readers ask for one or the other).
+//! parent and as a child key (readers ask for one or the other); a number only as a value.
 
 use super::tree::Tree;
 use crate::platform::Output;
@@ -63,8 +63,14 @@ pub(super) fn tree(o: &Output) -> (Tree, Vec<(u32, String)>) {
         let n = ws.len();
         for (k, w) in ws.iter().enumerate() {
             if k + 1 == n && k > 0 {
-                // the last word: the value of its parent, and a key of its own
+                // the last word: the value of its parent, and a key of its own, unless it is
+                // a number (`mtu 9216`, `cable-length 10`): the numbers NVUE keys by (VLAN and
+                // VNI ids) are not read by the audit, and a node per number made a file of
+                // `link mtu` lines cost 21 times its size (issue 19's bound is 20).
                 t.set_val(at, w.clone());
+                if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
+                    continue;
+                }
             }
             at = match t.child(at, w) {
                 Some(c) => c,

@@ -17,7 +17,7 @@ pub(super) fn read(t: &Tree, o: &Output, cfg: &mut Cfg) {
     // The revision's items; an unwrapped object (REST `?rev=applied`) is the `set` itself.
     let mut sets: Vec<usize> = Vec::new();
     for &r in &t.roots {
-        match t.node(r).key.as_str() {
+        match t.node(r).key.as_ref() {
             "header" => {
                 if let Some((v, line)) = t.val(r, "version") {
                     let v = v.strip_prefix("Cumulus Linux ").unwrap_or(v).to_string();
@@ -38,7 +38,7 @@ pub(super) fn read(t: &Tree, o: &Output, cfg: &mut Cfg) {
     }
     for id in top_level {
         let n = t.node(id);
-        match n.key.as_str() {
+        match n.key.as_ref() {
             "system" => {
                 if let Some((h, line)) = t.val(id, "hostname") {
                     cfg.hostname = at(h.to_string(), &src(line));
@@ -71,7 +71,7 @@ fn interface(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
         let ic = cfg.iface(&name, &isrc, false);
         for (kid, k) in t.kids(id) {
             let ks = o.src(k.line);
-            match k.key.as_str() {
+            match k.key.as_ref() {
                 "type" => {
                     if let Some(v) = &k.val {
                         ic.typ = at(v.to_ascii_lowercase(), &ks);
@@ -80,7 +80,7 @@ fn interface(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
                 "link" => {
                     for (lid, l) in t.kids(kid) {
                         let ls = o.src(l.line);
-                        match (l.key.as_str(), l.val.as_deref()) {
+                        match (l.key.as_ref(), l.val.as_deref()) {
                             ("mtu", Some(v)) => {
                                 if let Ok(m) = v.trim().parse::<u32>() {
                                     ic.mtu = at(m, &ls);
@@ -91,7 +91,7 @@ fn interface(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
                             }
                             ("state", _) => {
                                 for (_, s) in t.kids(lid) {
-                                    match s.key.as_str() {
+                                    match s.key.as_ref() {
                                         "up" => ic.admin_up = at(true, &o.src(s.line)),
                                         "down" => ic.admin_up = at(false, &o.src(s.line)),
                                         _ => {}
@@ -122,7 +122,7 @@ fn interface(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
                 "qos" => {
                     for (qid, q) in t.kids(kid) {
                         let qs = o.src(q.line);
-                        match q.key.as_str() {
+                        match q.key.as_ref() {
                             "pfc-watchdog" => {
                                 // `nv set interface X qos pfc-watchdog` turns it on; `state`
                                 // may say otherwise.
@@ -167,7 +167,7 @@ fn interface(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
 fn qos(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
     for (fid, f) in t.kids(id) {
         let fs = o.src(f.line);
-        match f.key.as_str() {
+        match f.key.as_ref() {
             "roce" => {
                 let enabled = match (t.val(fid, "enable"), t.val(fid, "state")) {
                     (Some((v, line)), _) | (None, Some((v, line))) => flag(v).map(|b| At {
@@ -218,13 +218,13 @@ fn qos(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
             "pfc" | "link-pause" => {
                 for (pid, p) in t.kids(fid) {
                     let prof = flow(t, pid, o, &o.src(p.line));
-                    let map = if f.key == "pfc" {
+                    let map = if &*f.key == "pfc" {
                         &mut cfg.pfc
                     } else {
                         &mut cfg.pause
                     };
                     merge_flow(
-                        map.entry(p.key.clone())
+                        map.entry(p.key.to_string())
                             .or_insert_with(|| flow_prof(&o.src(p.line))),
                         prof,
                     );
@@ -232,12 +232,11 @@ fn qos(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
             }
             "congestion-control" => {
                 for (pid, p) in t.kids(fid) {
-                    let prof =
-                        cfg.ecn
-                            .entry(p.key.clone())
-                            .or_insert_with(|| super::intent::EcnProf {
-                                tcs: Default::default(),
-                            });
+                    let prof = cfg.ecn.entry(p.key.to_string()).or_insert_with(|| {
+                        super::intent::EcnProf {
+                            tcs: Default::default(),
+                        }
+                    });
                     let Some(tcs) = t.child(pid, "traffic-class") else {
                         continue;
                     };
@@ -254,7 +253,7 @@ fn qos(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
             }
             "egress-scheduler" => {
                 for (pid, p) in t.kids(fid) {
-                    let prof = cfg.sched.entry(p.key.clone()).or_insert_with(|| {
+                    let prof = cfg.sched.entry(p.key.to_string()).or_insert_with(|| {
                         super::intent::SchedProf {
                             tcs: Default::default(),
                         }
@@ -277,21 +276,24 @@ fn qos(t: &Tree, id: usize, o: &Output, cfg: &mut Cfg) {
                 for (pid, p) in t.kids(fid) {
                     let prof = cfg
                         .mapping
-                        .entry(p.key.clone())
+                        .entry(p.key.to_string())
                         .or_insert_with(|| map_prof(&o.src(p.line)));
                     mapping(t, pid, o, prof);
                 }
             }
             "remark" => {
                 for (pid, p) in t.kids(fid) {
-                    let prof = cfg.remark.entry(p.key.clone()).or_insert_with(remark_prof);
+                    let prof = cfg
+                        .remark
+                        .entry(p.key.to_string())
+                        .or_insert_with(remark_prof);
                     remark(t, pid, o, prof);
                 }
             }
             "traffic-pool" => {
                 for (pid, p) in t.kids(fid) {
                     let ps = o.src(p.line);
-                    let pool = cfg.pools.entry(p.key.clone()).or_insert_with(|| Pool {
+                    let pool = cfg.pools.entry(p.key.to_string()).or_insert_with(|| Pool {
                         memory_pct: None,
                         sps: Vec::new(),
                         src: ps.clone(),
@@ -343,7 +345,7 @@ fn flow(t: &Tree, pid: usize, o: &Output, psrc: &Src) -> FlowProf {
     for (kid, k) in t.kids(pid) {
         let s = o.src(k.line);
         let v = k.val.as_deref().unwrap_or("");
-        match k.key.as_str() {
+        match k.key.as_ref() {
             "rx" => f.rx = flag(v).and_then(|b| at(b, &s)),
             "tx" => f.tx = flag(v).and_then(|b| at(b, &s)),
             "cable-length" => f.cable_m = v.parse::<f64>().ok().and_then(|c| at(c, &s)),
@@ -394,7 +396,7 @@ fn ecn_fields(t: &Tree, xid: usize, o: &Output, e: &mut EcnTc) {
     for (_, k) in t.kids(xid) {
         let s = o.src(k.line);
         let v = k.val.as_deref().unwrap_or("");
-        match k.key.as_str() {
+        match k.key.as_ref() {
             "ecn" => e.ecn = flag(v).and_then(|b| at(b, &s)),
             "red" => e.red = flag(v).and_then(|b| at(b, &s)),
             "min-threshold" | "min-threshold-bytes" => e.min = bytes(v).and_then(|b| at(b, &s)),
@@ -409,7 +411,7 @@ fn sched_fields(t: &Tree, xid: usize, o: &Output, s: &mut SchedTc) {
     for (_, k) in t.kids(xid) {
         let ks = o.src(k.line);
         let v = k.val.as_deref().unwrap_or("");
-        match k.key.as_str() {
+        match k.key.as_ref() {
             "mode" => match v.to_ascii_lowercase().as_str() {
                 "strict" => s.strict = at(true, &ks),
                 "dwrr" => s.strict = at(false, &ks),

@@ -11,8 +11,10 @@ use crate::platform::Output;
 /// One key of the tree, with its scalar value (absent for maps and `{}`) and its line.
 #[derive(Debug, Clone)]
 pub(super) struct Node {
-    pub(super) key: String,
-    pub(super) val: Option<String>,
+    /// Boxed strings: a node is 64 bytes, not 80 (a file of `nv set` lines builds several
+    /// nodes a line; issue 19's bound of 20 times the input).
+    pub(super) key: Box<str>,
+    pub(super) val: Option<Box<str>>,
     pub(super) line: u32,
     pub(super) kids: Vec<usize>,
 }
@@ -27,8 +29,8 @@ impl Tree {
     fn add(&mut self, parent: Option<usize>, key: String, val: Option<String>, line: u32) -> usize {
         let id = self.nodes.len();
         self.nodes.push(Node {
-            key,
-            val,
+            key: key.into_boxed_str(),
+            val: val.map(String::into_boxed_str),
             line,
             kids: Vec::new(),
         });
@@ -53,7 +55,7 @@ impl Tree {
     /// Set the scalar of node `id`.
     pub(super) fn set_val(&mut self, id: usize, val: String) {
         if let Some(n) = self.nodes.get_mut(id) {
-            n.val = Some(val);
+            n.val = Some(val.into_boxed_str());
         }
     }
 
@@ -72,7 +74,7 @@ impl Tree {
             .kids
             .iter()
             .copied()
-            .find(|&k| self.nodes[k].key == key)
+            .find(|&k| &*self.nodes[k].key == key)
     }
 
     /// The scalar of child `key` of `id`, with its line.
