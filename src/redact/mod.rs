@@ -74,6 +74,13 @@ const VA: &str = r#"("[^"]*"|'[^']*'|[^\s"',;&]+)"#;
 
 /// Line rules, most specific first. Every capture group that takes part in a match is a secret.
 fn rule_sources() -> Vec<String> {
+    // The YAML keys whose value is a secret, as one alternation (two rules use it).
+    let yaml_keys = YAML_SECRET_KEYS
+        .iter()
+        .chain(YAML_PARENTS)
+        .copied()
+        .collect::<Vec<_>>()
+        .join("|");
     let v = V;
     let va = VA;
     vec![
@@ -148,22 +155,12 @@ fn rule_sources() -> Vec<String> {
         // `auth-md5: VALUE`)
         format!(
             r#"(?i)^\s*(?:-\s+)?["']?(?:{})["']?:[ \t]+(\S.*?)\s*$"#,
-            YAML_SECRET_KEYS
-                .iter()
-                .chain(YAML_PARENTS)
-                .copied()
-                .collect::<Vec<_>>()
-                .join("|")
+            yaml_keys
         ),
         // YAML flow mappings: `{user: admin, password: VALUE}` (a value up to `,` `}` `]`)
         format!(
             r#"(?i)[{{,][ \t]*["']?(?:{})["']?[ \t]*:[ \t]*("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s,{{}}\[\]"'](?:[^,{{}}\[\]]*[^\s,{{}}\[\]])?)"#,
-            YAML_SECRET_KEYS
-                .iter()
-                .chain(YAML_PARENTS)
-                .copied()
-                .collect::<Vec<_>>()
-                .join("|")
+            yaml_keys
         ),
         // JSON pairs inside any text (a whole JSON document is also walked, see `json`)
         r#"(?i)"(?:password|passwd|passkey|secret|shared_secret|auth_password|bind_password|bindpw|key|auth_key|auth-key|hashed-password|community-password|encrypt-aes|encrypt-des|psk|token|access_token|api_key|private_key|primary_cak|primary_ckn|fallback_cak|fallback_ckn|snmp_user_auth_password|snmp_user_encryption_password|dhchap_key|dhchap_ctrl_key|dhchap_secret)"\s*:\s*"((?:[^"\\]|\\.)*)""#.into(),
