@@ -47,8 +47,13 @@ pub(super) struct Syntax<'a> {
 
 impl<'a> Syntax<'a> {
     pub fn new(line: &'a str) -> Self {
+        Syntax::at_start(line.as_bytes())
+    }
+
+    /// The state before the first byte of `b`.
+    fn at_start(b: &'a [u8]) -> Self {
         Syntax {
-            b: line.as_bytes(),
+            b,
             pos: 0,
             string: None,
             close: None,
@@ -68,15 +73,7 @@ impl<'a> Syntax<'a> {
     fn advance(&mut self, target: usize) -> usize {
         if target < self.pos {
             // Spans come in order; were one not to, read the line again from its start.
-            *self = Syntax {
-                b: self.b,
-                pos: 0,
-                string: None,
-                close: None,
-                depth: 0,
-                last: 0,
-                last2: 0,
-            };
+            *self = Syntax::at_start(self.b);
         }
         let b = self.b;
         while self.pos < target && self.pos < b.len() {
